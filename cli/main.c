@@ -1,0 +1,35 @@
+/* resident: the command-line tool. */
+#include <stdio.h>
+#include <string.h>
+#include "cli/commands.h"
+
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *help;
+} rs_commands[] = {
+    {"info", rs_cmd_info, "backend, devices and their properties"},
+};
+
+static void rs_usage(FILE *f) {
+  fprintf(f, "usage: resident <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof rs_commands / sizeof rs_commands[0]; i++)
+    fprintf(f, "  %-10s %s\n", rs_commands[i].name, rs_commands[i].help);
+  fprintf(f, "\n'resident <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    rs_usage(stderr);
+    return 2;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    rs_usage(stdout);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof rs_commands / sizeof rs_commands[0]; i++)
+    if (strcmp(argv[1], rs_commands[i].name) == 0) return rs_commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "resident: unknown command '%s'\n\n", argv[1]);
+  rs_usage(stderr);
+  return 2;
+}

@@ -1,0 +1,140 @@
+/* resident/ledger.h - every copy visible: the transfer ledger and the transfer guard.
+ *
+ * The ledger records, per context, every copy (direction, bytes, explicit or implicit,
+ * what caused it, the stream, the host time and - when timing is on - the device time
+ * measured with events), every kernel launch, and every host-blocking wait with its
+ * duration and cause. So a slow `print(out[2])` shows up as a wait for a kernel, not as
+ * a copy.
+ *
+ * Totals are kept for the whole context (since the last reset) and for scopes
+ * (rs_ledger_begin / rs_ledger_end), which nest. Reading totals waits for the device
+ * times of the copies and kernels they include, so the figures are exact.
+ *
+ * The guard decides, per direction, what happens to a copy:
+ *   allow              every copy goes through (default)
+ *   log                implicit copies go through and are logged
+ *   disallow           implicit copies are refused with RS_ERR_TRANSFER_REFUSED
+ *   disallow_explicit  every copy, explicit ones too, is refused
+ * A refused copy moves nothing. Set by RESIDENT_TRANSFER_GUARD ("disallow", or per
+ * direction "h2d=disallow,d2h=log"), per context with rs_guard_set, and for a scope with
+ * rs_guard_push / rs_guard_pop.
+ *
+ * Thread safety: all calls are thread-safe. Scopes and guard pushes are per context (not
+ * per thread): begin and end them from one thread at a time.
+ */
+#ifndef RESIDENT_LEDGER_H
+#define RESIDENT_LEDGER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "resident/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rs_direction {
+  RS_H2D = 0,
+  RS_D2H = 1,
+  RS_D2D = 2,
+  RS_H2H = 3,
+  RS_DIRECTIONS = 4
+} rs_direction;
+#define RS_ALL_DIRECTIONS (-1)
+
+/* "H2D", "D2H", "D2D", "H2H". */
+const char *rs_direction_name(rs_direction dir);
+
+typedef enum rs_entry_kind { RS_ENTRY_COPY = 0, RS_ENTRY_KERNEL = 1, RS_ENTRY_WAIT = 2 } rs_entry_kind;
+
+typedef struct rs_ledger_entry {
+  rs_entry_kind kind;
+  rs_direction dir;     /* copies */
+  int implicit;         /* copies: 1 if the library made it for you (a host array at a launch) */
+  size_t bytes;         /* copies */
+  char cause[64];       /* the API call, the kernel, or what a wait waited for */
+  int arg;              /* kernel argument index of an implicit copy, else -1 */
+  void *stream;         /* backend stream handle (NULL = legacy default) */
+  double host_start_ms; /* host clock at the start, ms since the ledger's reset */
+  double host_ms;       /* time the calling thread spent in the call */
+  double device_ms;     /* device time from events; -1 if not timed */
+} rs_ledger_entry;
+
+typedef struct rs_ledger_stats {
+  int64_t copies[RS_DIRECTIONS][2]; /* [direction][0 explicit, 1 implicit] */
+  int64_t bytes[RS_DIRECTIONS][2];
+  double copy_device_ms[RS_DIRECTIONS][2];
+  double copy_host_ms[RS_DIRECTIONS][2];
+  int64_t kernels;
+  double kernel_device_ms;
+  double kernel_host_ms;
+  int64_t waits;
+  double wait_ms;
+} rs_ledger_stats;
+
+/* Sums over directions and kinds (implicit: -1 both, 0 explicit, 1 implicit). */
+int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit);
+int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit);
+double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, else host time */
+
+/* Device timing of copies and kernels with events (default on; RESIDENT_LEDGER_TIMING=0
+ * turns it off). */
+rs_status rs_ledger_set_timing(rs_context *ctx, int on);
+
+/* Totals since the last reset (waits for pending device times). */
+rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out);
+
+/* Forget every entry and total. RS_ERR_STATE while a scope is open. */
+rs_status rs_ledger_reset(rs_context *ctx);
+
+/* Open a scope; rs_ledger_end closes the innermost one and returns what happened in it
+ * (waiting for its device times). End without begin is RS_ERR_STATE. */
+rs_status rs_ledger_begin(rs_context *ctx);
+rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out);
+
+/* The recorded entries, oldest first. The log keeps the last RESIDENT_LEDGER_ENTRIES
+ * (default 65536); *dropped tells how many older ones were forgotten. */
+rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropped);
+rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *out);
+
+/* Print a report: one line per direction and kind of copy (count, bytes, time, the
+ * estimated PCIe time at bandwidth_gbs GB/s), then kernel time, waits, and the rest of
+ * wall_ms (pass 0 if unknown). bandwidth_gbs <= 0 is RS_ERR_INVALID_ARGUMENT. */
+rs_status rs_ledger_print(FILE *f, const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs);
+
+/* The teaching default for the PCIe estimate: 12 GB/s each way. */
+#define RS_DEFAULT_PCIE_GBS 12.0
+
+/* ---- guard ---- */
+typedef enum rs_guard_mode {
+  RS_GUARD_ALLOW = 0,
+  RS_GUARD_LOG = 1,
+  RS_GUARD_DISALLOW = 2,
+  RS_GUARD_DISALLOW_EXPLICIT = 3
+} rs_guard_mode;
+
+const char *rs_guard_mode_name(rs_guard_mode mode);
+
+/* Parse "allow" | "log" | "disallow" | "disallow_explicit", or a comma list of
+ * "dir=mode" (dir: h2d, d2h, d2d, h2h) into modes[RS_DIRECTIONS] (unnamed directions
+ * keep their value). RS_ERR_PARSE naming the word otherwise. */
+rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text);
+
+/* The context's mode for one direction or all (RS_ALL_DIRECTIONS). */
+rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode);
+rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode);
+
+/* A scope that sets a mode and restores the previous modes on pop. Pop without push is
+ * RS_ERR_STATE. */
+rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode);
+rs_status rs_guard_pop(rs_context *ctx);
+
+/* Where "log" lines go: fn(line, user_data). Default: standard error. NULL restores the
+ * default. Process-wide. */
+typedef void (*rs_log_fn)(const char *line, void *user_data);
+void rs_set_log_handler(rs_log_fn fn, void *user_data);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

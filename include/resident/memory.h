@@ -1,0 +1,64 @@
+/* resident/memory.h - host memory kinds: pinned, mapped, managed, and page-locking or
+ * mapping existing host memory for a scope.
+ *
+ * Which to use (docs/memory.md has the measured figures):
+ * - pinned: the source or destination of frequent copies; copies from it are truly
+ *   asynchronous and run at full link speed.
+ * - mapped: small data the device reads once or writes rarely (zero copy, every access
+ *   crosses the link).
+ * - managed: data touched from both sides in irregular patterns; pages migrate.
+ *
+ * Ownership: returned arrays carry one reference (rs_array_release). Thread-safe.
+ */
+#ifndef RESIDENT_MEMORY_H
+#define RESIDENT_MEMORY_H
+
+#include "resident/array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Flags for mapped and pinned host memory. */
+#define RS_HOST_PORTABLE 0x1u      /* usable by every context, not only this one */
+#define RS_HOST_WRITE_COMBINED 0x2u /* fast for the device to read, very slow for the host to read */
+
+/* Page-locked host array. flags: RS_HOST_PORTABLE. */
+rs_status rs_pinned_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+                          rs_dtype dtype, const int64_t *strides, rs_order order,
+                          unsigned flags);
+rs_status rs_pinned_array_like(rs_array **out, const rs_array *like);
+
+/* Mapped host array: host-visible, and rs_array_device_data() gives the address kernels
+ * use. flags: RS_HOST_PORTABLE | RS_HOST_WRITE_COMBINED. */
+rs_status rs_mapped_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+                          rs_dtype dtype, const int64_t *strides, rs_order order,
+                          unsigned flags);
+rs_status rs_mapped_array_like(rs_array **out, const rs_array *like);
+
+/* Managed (unified) array. attach: RS_ATTACH_GLOBAL (any stream may touch it) or
+ * RS_ATTACH_HOST (the host owns it until a stream attaches it). */
+typedef enum rs_attach { RS_ATTACH_GLOBAL = 0, RS_ATTACH_HOST = 1 } rs_attach;
+rs_status rs_managed_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+                           rs_dtype dtype, const int64_t *strides, rs_order order,
+                           rs_attach attach);
+
+/* Page-lock the memory of an existing pageable host array for a scope (Numba's
+ * `with cuda.pinned(arr)`). While the scope is open the array's copies run as pinned
+ * copies and rs_array_kind() reports RS_MEM_PINNED. Scopes on one buffer do not nest:
+ * a second begin is RS_ERR_STATE. end without begin is RS_ERR_STATE. end waits for
+ * nothing: the caller must have synchronized copies that use the memory. */
+rs_status rs_pinned_begin(rs_array *host_array);
+rs_status rs_pinned_end(rs_array *host_array);
+
+/* Map an existing pageable host array into the device address space for a scope
+ * (Numba's `with cuda.mapped(arr) as d`). *device_view is a new array of kind
+ * RS_MEM_MAPPED over the same bytes, usable by kernels; release it and then call
+ * rs_mapped_end. end while a device view still lives is RS_ERR_STATE. */
+rs_status rs_mapped_begin(rs_array **device_view, rs_array *host_array);
+rs_status rs_mapped_end(rs_array *host_array);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,52 @@
+/* resident/transfer.h - explicit copies between host and device.
+ *
+ * Every byte that moves between memories goes through one internal copy path, which
+ * the ledger records (resident/ledger.h) and the transfer guard may refuse.
+ *
+ * Streams: a NULL stream means the context's default stream. With a stream given, the
+ * copy is ordered on that stream and the call returns without waiting - EXCEPT when a
+ * side of the copy is pageable host memory (RS_MEM_HOST): then the call returns only
+ * when the host memory may be reused (H2D) or read (D2H). The device cannot reach
+ * pageable memory asynchronously, so such a copy never pretends to be asynchronous;
+ * use pinned memory for copies that overlap other work.
+ * Non-contiguous arrays on either side are handled: they are gathered or scattered
+ * through a contiguous temporary on the side that is non-contiguous, and the copy
+ * then completes before the call returns.
+ *
+ * Ownership: returned arrays carry one reference. Thread-safe (copies into the same
+ * destination from several threads at once race as they would on any memory).
+ */
+#ifndef RESIDENT_TRANSFER_H
+#define RESIDENT_TRANSFER_H
+
+#include "resident/array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Flags for rs_to_device. */
+#define RS_COPY_NONE 0x1u /* allocate the device array only, copy nothing (Numba's copy=False) */
+
+/* A new device array with src's shape and dtype (C or F order as src when src is
+ * contiguous, else C), filled from src (any host-visible kind, or device). */
+rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags);
+
+/* Copy src into an existing device array of the same shape and dtype. */
+rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream);
+
+/* A new pageable host array (same shape and dtype) filled from src. */
+rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream *stream);
+
+/* Copy src into an existing host-visible array (host, pinned, mapped or managed) of the
+ * same shape and dtype. */
+rs_status rs_copy_to_host_into(rs_array *dst, const rs_array *src, rs_stream *stream);
+
+/* The general copy: any kind to any kind (device-to-device, host-to-host too), same
+ * shape and dtype. A shape or dtype mismatch is an error and nothing is written. */
+rs_status rs_array_copy(rs_array *dst, const rs_array *src, rs_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,120 @@
+/* Internal: the backend interface.
+ *
+ * A backend is a struct of function pointers plus private per-context state. Everything
+ * device-specific lives behind it; everything else (array views, the copy path, the
+ * ledger, streams' bookkeeping) is shared and written once above it.
+ *
+ * Conventions for implementers:
+ * - Every function returns rs_status and on failure sets the message with rs_fail()
+ *   naming the call and the backend's own error text.
+ * - Stream and event handles are opaque void *. A NULL stream is the legacy default
+ *   stream. Work on a stream runs in order; work on different streams may overlap.
+ * - "device pointer" means an address that kernels of this backend can use. Host code
+ *   never dereferences one. Mapped and managed memory are reachable from both sides.
+ * - copy_async and the kernels may return before the work is done; the shared layer
+ *   synchronizes where it must.
+ * - Thread-safe: any function may be called from several threads at once.
+ */
+#ifndef RS_BACKEND_H
+#define RS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "resident/context.h"
+#include "resident/array.h"
+#include "resident/stream.h"
+#include "core/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rs_backend rs_backend; /* private to each backend */
+
+typedef enum rs_copy_dir {
+  RS_DIR_H2D = 0,
+  RS_DIR_D2H = 1,
+  RS_DIR_D2D = 2,
+  RS_DIR_H2H = 3
+} rs_copy_dir;
+
+/* Flags for host_alloc / host_register. */
+#define RS_BE_HOST_MAPPED 0x1u
+#define RS_BE_HOST_PORTABLE 0x2u
+#define RS_BE_HOST_WRITE_COMBINED 0x4u
+
+/* An element-by-element copy between two strided views of device-reachable memory
+ * (device, mapped-device-alias or managed). Pointers address element 0; strides are
+ * in bytes and may be negative or zero (src only). */
+typedef struct rs_strided_copy {
+  void *dst;
+  const void *src;
+  int ndim;
+  size_t itemsize; /* 1, 2, 4, 8 or 16 */
+  int64_t shape[RS_MAX_DIMS];
+  int64_t dst_strides[RS_MAX_DIMS];
+  int64_t src_strides[RS_MAX_DIMS];
+} rs_strided_copy;
+
+typedef struct rs_backend_vtable {
+  const char *name;
+  rs_backend_kind kind;
+
+  /* devices, without a context */
+  rs_status (*device_count)(int *out);                        /* 0 and RS_OK without GPU/driver */
+  rs_status (*device_props)(int device, rs_device_props *out);
+
+  /* per-context state */
+  rs_status (*open)(rs_backend **out, int device, const rs_config *cfg);
+  void (*close)(rs_backend *b); /* called after all streams, events and memory are gone */
+  rs_status (*mem_info)(rs_backend *b, size_t *free_bytes, size_t *total_bytes);
+  rs_status (*synchronize)(rs_backend *b); /* wait for all streams */
+
+  /* memory */
+  rs_status (*device_alloc)(rs_backend *b, size_t bytes, void **out);
+  rs_status (*device_free)(rs_backend *b, void *ptr);
+  rs_status (*host_alloc)(rs_backend *b, size_t bytes, unsigned flags, void **out); /* page-locked */
+  rs_status (*host_free)(rs_backend *b, void *ptr);
+  rs_status (*host_register)(rs_backend *b, void *ptr, size_t bytes, unsigned flags);
+  rs_status (*host_unregister)(rs_backend *b, void *ptr);
+  rs_status (*host_device_pointer)(rs_backend *b, void *host_ptr, void **out); /* mapped alias */
+  rs_status (*managed_alloc)(rs_backend *b, size_t bytes, int attach_host, void **out);
+  rs_status (*managed_free)(rs_backend *b, void *ptr);
+
+  /* data movement, ordered on stream */
+  rs_status (*copy_async)(rs_backend *b, void *dst, const void *src, size_t bytes,
+                          rs_copy_dir dir, void *stream);
+  rs_status (*copy_strided_async)(rs_backend *b, const rs_strided_copy *c, void *stream);
+  rs_status (*memset_async)(rs_backend *b, void *dst, int value, size_t bytes, void *stream);
+
+  /* streams */
+  rs_status (*stream_create)(rs_backend *b, unsigned flags, void **out); /* RS_STREAM_NON_BLOCKING */
+  rs_status (*stream_destroy)(rs_backend *b, void *s); /* queued work still completes */
+  void *(*stream_per_thread)(rs_backend *b);           /* the calling thread's default stream */
+  rs_status (*stream_synchronize)(rs_backend *b, void *s);
+  rs_status (*stream_query)(rs_backend *b, void *s, int *done);
+  rs_status (*stream_wait_event)(rs_backend *b, void *s, void *ev);
+  rs_status (*stream_callback)(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
+
+  /* events */
+  rs_status (*event_create)(rs_backend *b, unsigned flags, void **out); /* RS_EVENT_DISABLE_TIMING */
+  rs_status (*event_destroy)(rs_backend *b, void *ev);
+  rs_status (*event_record)(rs_backend *b, void *ev, void *s);
+  rs_status (*event_synchronize)(rs_backend *b, void *ev);
+  rs_status (*event_query)(rs_backend *b, void *ev, int *done);
+  /* RS_ERR_NOT_READY if not complete; RS_ERR_STATE if never recorded or timing disabled */
+  rs_status (*event_elapsed_ms)(rs_backend *b, float *ms, void *start, void *end);
+} rs_backend_vtable;
+
+extern const rs_backend_vtable rs_backend_sim;
+#ifdef RS_HAVE_CUDA
+extern const rs_backend_vtable rs_backend_cuda;
+#endif
+
+/* The vtable for a concrete kind (NULL if not built in). */
+const rs_backend_vtable *rs_backend_for(rs_backend_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,84 @@
+/* The one place environment variables are read. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "core/config.h"
+#include "core/error.h"
+
+rs_status rs_parse_bytes(size_t *out, const char *text) {
+  if (!out || !text) return rs_fail(RS_ERR_NULL_POINTER, "parse size: NULL argument");
+  errno = 0;
+  char *end = NULL;
+  double value = strtod(text, &end);
+  if (end == text || errno != 0 || !(value >= 0) || isinf(value))
+    return rs_fail(RS_ERR_PARSE, "size '%s' does not parse (examples: 4096, 100MB, 1.5GiB)", text);
+  while (isspace((unsigned char)*end)) end++;
+  static const struct {
+    const char *unit;
+    double scale;
+  } units[] = {{"", 1},         {"b", 1},           {"kb", 1e3},          {"mb", 1e6},
+               {"gb", 1e9},     {"tb", 1e12},       {"k", 1024.0},        {"kib", 1024.0},
+               {"m", 1048576.0}, {"mib", 1048576.0}, {"g", 1073741824.0}, {"gib", 1073741824.0},
+               {"t", 1099511627776.0}, {"tib", 1099511627776.0}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    if (strcasecmp(end, units[i].unit) == 0) {
+      double bytes = value * units[i].scale;
+      if (bytes >= 18446744073709551615.0)
+        return rs_fail(RS_ERR_OVERFLOW, "size '%s' is too large", text);
+      *out = (size_t)bytes;
+      return RS_OK;
+    }
+  }
+  return rs_fail(RS_ERR_PARSE, "size '%s': unknown unit '%s' (use B, KB, MB, GB, KiB, MiB, GiB)",
+                 text, end);
+}
+
+rs_status rs_config_from_env(rs_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  const char *v = getenv("RESIDENT_BACKEND");
+  if (v && *v) {
+    rs_status st = rs_backend_from_name(&cfg->backend, v);
+    if (st != RS_OK) return rs_fail(st, "RESIDENT_BACKEND='%s': expected auto, cuda or sim", v);
+  }
+  v = getenv("RESIDENT_SIM_DEVICE_MEMORY");
+  if (v && *v) {
+    rs_status st = rs_parse_bytes(&cfg->sim_device_memory, v);
+    if (st != RS_OK) return rs_fail_prefix(st, "RESIDENT_SIM_DEVICE_MEMORY: ");
+    if (cfg->sim_device_memory == 0)
+      return rs_fail(RS_ERR_INVALID_ARGUMENT, "RESIDENT_SIM_DEVICE_MEMORY must be above 0");
+  }
+  v = getenv("RESIDENT_SIM_THREADS");
+  if (v && *v) {
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    if (*end != '\0' || n < 0 || n > 4096)
+      return rs_fail(RS_ERR_PARSE, "RESIDENT_SIM_THREADS='%s': expected a count from 0 to 4096", v);
+    cfg->sim_threads = (int)n;
+  }
+  cfg->ledger_timing = 1;
+  v = getenv("RESIDENT_LEDGER_TIMING");
+  if (v && *v) {
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+      return rs_fail(RS_ERR_PARSE, "RESIDENT_LEDGER_TIMING='%s': expected 0 or 1", v);
+    cfg->ledger_timing = v[0] == '1';
+  }
+  cfg->ledger_entries = 65536;
+  v = getenv("RESIDENT_LEDGER_ENTRIES");
+  if (v && *v) {
+    char *end = NULL;
+    long long n = strtoll(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > (1LL << 26))
+      return rs_fail(RS_ERR_PARSE, "RESIDENT_LEDGER_ENTRIES='%s': expected a count from 1 to 67108864", v);
+    cfg->ledger_entries = n;
+  }
+  v = getenv("RESIDENT_TRANSFER_GUARD");
+  if (v && *v) {
+    rs_status st = rs_guard_parse(cfg->guard, v);
+    if (st != RS_OK) return rs_fail_prefix(st, "RESIDENT_TRANSFER_GUARD: ");
+  }
+  return RS_OK;
+}

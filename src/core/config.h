@@ -1,0 +1,27 @@
+/* Internal: the settings read from the environment, once, at context creation.
+ * The table of variables is in include/resident.h; this is the only code that calls
+ * getenv(). */
+#ifndef RS_CORE_CONFIG_H
+#define RS_CORE_CONFIG_H
+
+#include <stddef.h>
+#include "resident/context.h"
+#include "resident/ledger.h"
+
+typedef struct rs_config {
+  rs_backend_kind backend;     /* RESIDENT_BACKEND: auto|cuda|sim */
+  size_t sim_device_memory;    /* RESIDENT_SIM_DEVICE_MEMORY: bytes of simulated device memory */
+  int sim_threads;             /* RESIDENT_SIM_THREADS: host threads for simulator kernels (0 = all cores) */
+  rs_guard_mode guard[RS_DIRECTIONS]; /* RESIDENT_TRANSFER_GUARD */
+  int ledger_timing;           /* RESIDENT_LEDGER_TIMING: 0 or 1 (default 1) */
+  int64_t ledger_entries;      /* RESIDENT_LEDGER_ENTRIES: entries kept in the log (default 65536) */
+} rs_config;
+
+/* Fill cfg from the environment. An unparsable value is an error naming the variable
+ * (a context is never created on settings the user did not mean). */
+rs_status rs_config_from_env(rs_config *cfg);
+
+/* Parse "100MB", "1GiB", "4096", "1.5G" into bytes (MB = 10^6, MiB = 2^20). */
+rs_status rs_parse_bytes(size_t *out, const char *text);
+
+#endif

@@ -1,0 +1,193 @@
+/* Contexts: backend selection, device queries, lifetime and live counts. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/objects.h"
+#include "transfer/ledger_hooks.h"
+
+const char *rs_backend_name(rs_backend_kind kind) {
+  switch (kind) {
+    case RS_BACKEND_AUTO:
+      return "auto";
+    case RS_BACKEND_CUDA:
+      return "cuda";
+    case RS_BACKEND_SIM:
+      return "sim";
+  }
+  return "invalid";
+}
+
+rs_status rs_backend_from_name(rs_backend_kind *out, const char *name) {
+  if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_backend_from_name: NULL argument");
+  static const rs_backend_kind kinds[] = {RS_BACKEND_AUTO, RS_BACKEND_CUDA, RS_BACKEND_SIM};
+  for (size_t i = 0; i < 3; i++)
+    if (strcmp(name, rs_backend_name(kinds[i])) == 0) {
+      *out = kinds[i];
+      return RS_OK;
+    }
+  return rs_fail(RS_ERR_PARSE, "unknown backend '%s' (expected auto, cuda or sim)", name);
+}
+
+/* AUTO: the environment first, then a GPU if one answers, else the simulator. */
+static rs_status rs_resolve_backend(rs_backend_kind *kind, const rs_config *cfg) {
+  if (*kind == RS_BACKEND_AUTO) *kind = cfg->backend;
+  if (*kind != RS_BACKEND_AUTO) return RS_OK;
+  const rs_backend_vtable *cuda = rs_backend_for(RS_BACKEND_CUDA);
+  int count = 0;
+  if (cuda && cuda->device_count(&count) == RS_OK && count > 0)
+    *kind = RS_BACKEND_CUDA;
+  else
+    *kind = RS_BACKEND_SIM;
+  return RS_OK;
+}
+
+static rs_status rs_backend_checked(const rs_backend_vtable **vt, rs_backend_kind *kind,
+                                    const char *who) {
+  if ((int)*kind < RS_BACKEND_AUTO || (int)*kind > RS_BACKEND_SIM)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: backend value %d is not a backend", who,
+                   (int)*kind);
+  rs_config cfg;
+  RS_TRY(rs_config_from_env(&cfg));
+  RS_TRY(rs_resolve_backend(kind, &cfg));
+  *vt = rs_backend_for(*kind);
+  if (!*vt)
+    return rs_fail(RS_ERR_NO_DEVICE, "%s: the %s backend is not built into this library", who,
+                   rs_backend_name(*kind));
+  return RS_OK;
+}
+
+rs_status rs_device_count(int *out, rs_backend_kind kind) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_count: out is NULL");
+  const rs_backend_vtable *vt = NULL;
+  if ((int)kind == RS_BACKEND_CUDA && !rs_backend_for(RS_BACKEND_CUDA)) {
+    *out = 0;
+    return RS_OK;
+  }
+  RS_TRY(rs_backend_checked(&vt, &kind, "rs_device_count"));
+  return vt->device_count(out);
+}
+
+rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int device) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_get_props: out is NULL");
+  const rs_backend_vtable *vt = NULL;
+  RS_TRY(rs_backend_checked(&vt, &kind, "rs_device_get_props"));
+  int count = 0;
+  RS_TRY(vt->device_count(&count));
+  if (device < 0 || device >= count)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_device_get_props: device %d of %d on %s", device,
+                   count, rs_backend_name(kind));
+  return vt->device_props(device, out);
+}
+
+rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_create: out is NULL");
+  *out = NULL;
+  rs_config cfg;
+  RS_TRY(rs_config_from_env(&cfg));
+  const rs_backend_vtable *vt = NULL;
+  RS_TRY(rs_backend_checked(&vt, &kind, "rs_context_create"));
+  int count = 0;
+  RS_TRY(vt->device_count(&count));
+  if (count == 0)
+    return rs_fail(RS_ERR_NO_DEVICE, "rs_context_create: no %s device answers",
+                   rs_backend_name(kind));
+  if (device < 0 || device >= count)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_context_create: device %d, but %s has %d", device,
+                   rs_backend_name(kind), count);
+  rs_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "rs_context_create: out of host memory");
+  ctx->vt = vt;
+  ctx->kind = kind;
+  ctx->device = device;
+  ctx->cfg = cfg;
+  rs_status st = vt->open(&ctx->be, device, &cfg);
+  if (st != RS_OK) {
+    free(ctx);
+    return rs_fail_prefix(st, "rs_context_create(%s, %d): ", rs_backend_name(kind), device);
+  }
+  rs_slab_init(&ctx->arrays, sizeof(struct rs_array));
+  rs_slab_init(&ctx->streams, sizeof(struct rs_stream));
+  rs_slab_init(&ctx->events, sizeof(struct rs_event));
+  atomic_store(&ctx->legacy.header.magic, RS_MAGIC_STREAM);
+  ctx->legacy.ctx = ctx;
+  ctx->legacy.role = RS_STREAM_ROLE_LEGACY;
+  atomic_store(&ctx->per_thread.header.magic, RS_MAGIC_STREAM);
+  ctx->per_thread.ctx = ctx;
+  ctx->per_thread.role = RS_STREAM_ROLE_PER_THREAD;
+  rs_guard_init(ctx);
+  st = rs_ledger_init(ctx);
+  if (st != RS_OK) {
+    rs_guard_destroy(ctx);
+    rs_slab_destroy(&ctx->arrays);
+    rs_slab_destroy(&ctx->streams);
+    rs_slab_destroy(&ctx->events);
+    vt->close(ctx->be);
+    free(ctx);
+    return st;
+  }
+  *out = ctx;
+  return RS_OK;
+}
+
+static void rs_free_live_array(void *object, void *arg) {
+  (void)arg;
+  struct rs_array *a = object;
+  rs_buffer_release(a->buf);
+}
+
+static void rs_free_live_stream(void *object, void *arg) {
+  struct rs_stream *s = object;
+  rs_context *ctx = arg;
+  if (s->role == RS_STREAM_ROLE_USER) ctx->vt->stream_destroy(ctx->be, s->native);
+}
+
+static void rs_free_live_event(void *object, void *arg) {
+  struct rs_event *ev = object;
+  rs_context *ctx = arg;
+  ctx->vt->event_destroy(ctx->be, ev->native);
+}
+
+void rs_context_destroy(rs_context *ctx) {
+  if (!ctx) return;
+  ctx->vt->synchronize(ctx->be);
+  /* Handles the user forgot: free what they hold so the process leaks nothing. */
+  rs_slab_each_live(&ctx->arrays, rs_free_live_array, ctx);
+  rs_slab_each_live(&ctx->streams, rs_free_live_stream, ctx);
+  rs_slab_each_live(&ctx->events, rs_free_live_event, ctx);
+  rs_ledger_destroy(ctx);
+  rs_guard_destroy(ctx);
+  ctx->vt->close(ctx->be);
+  rs_slab_destroy(&ctx->arrays);
+  rs_slab_destroy(&ctx->streams);
+  rs_slab_destroy(&ctx->events);
+  free(ctx);
+}
+
+rs_backend_kind rs_context_backend(const rs_context *ctx) { return ctx ? ctx->kind : RS_BACKEND_AUTO; }
+
+int rs_context_device(const rs_context *ctx) { return ctx ? ctx->device : -1; }
+
+rs_status rs_context_props(const rs_context *ctx, rs_device_props *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_props: NULL argument");
+  return ctx->vt->device_props(ctx->device, out);
+}
+
+rs_status rs_context_synchronize(rs_context *ctx) {
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_synchronize: ctx is NULL");
+  double t0 = rs_now_ms();
+  rs_status st = ctx->vt->synchronize(ctx->be);
+  rs_ledger_wait(ctx, "rs_context_synchronize", rs_now_ms() - t0);
+  return st;
+}
+
+rs_status rs_context_live(const rs_context *ctx, rs_live_stats *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_live: NULL argument");
+  rs_context *c = (rs_context *)(uintptr_t)ctx;
+  out->arrays = rs_slab_live(&c->arrays);
+  out->buffers = atomic_load(&c->buffers);
+  out->device_bytes = atomic_load(&c->device_bytes);
+  out->host_bytes = atomic_load(&c->host_bytes);
+  out->streams = rs_slab_live(&c->streams);
+  out->events = rs_slab_live(&c->events);
+  return RS_OK;
+}

@@ -1,0 +1,80 @@
+#include <stdlib.h>
+#include <string.h>
+#include "core/handles.h"
+
+void rs_slab_init(rs_slab *slab, size_t object_size) {
+  memset(slab, 0, sizeof *slab);
+  pthread_mutex_init(&slab->lock, NULL);
+  slab->object_size = (object_size + 15) & ~(size_t)15;
+  slab->objects_per_chunk = 64;
+}
+
+static int rs_slab_grow(rs_slab *slab) {
+  if (slab->nchunks == slab->chunk_capacity) {
+    size_t cap = slab->chunk_capacity ? slab->chunk_capacity * 2 : 8;
+    void **chunks = realloc(slab->chunks, cap * sizeof *chunks);
+    if (!chunks) return 0;
+    slab->chunks = chunks;
+    slab->chunk_capacity = cap;
+  }
+  char *chunk = calloc(slab->objects_per_chunk, slab->object_size);
+  if (!chunk) return 0;
+  slab->chunks[slab->nchunks++] = chunk;
+  for (size_t i = slab->objects_per_chunk; i-- > 0;) {
+    rs_handle_header *h = (rs_handle_header *)(chunk + i * slab->object_size);
+    atomic_store(&h->magic, RS_MAGIC_DEAD);
+    h->next_free = slab->free_list;
+    slab->free_list = h;
+  }
+  return 1;
+}
+
+void *rs_slab_alloc(rs_slab *slab, uint32_t magic) {
+  pthread_mutex_lock(&slab->lock);
+  if (!slab->free_list && !rs_slab_grow(slab)) {
+    pthread_mutex_unlock(&slab->lock);
+    return NULL;
+  }
+  rs_handle_header *h = slab->free_list;
+  slab->free_list = h->next_free;
+  slab->live++;
+  pthread_mutex_unlock(&slab->lock);
+  memset((char *)h + sizeof *h, 0, slab->object_size - sizeof *h);
+  h->next_free = NULL;
+  atomic_store(&h->magic, magic);
+  return h;
+}
+
+void rs_slab_free(rs_slab *slab, void *object) {
+  rs_handle_header *h = object;
+  atomic_store(&h->magic, RS_MAGIC_DEAD);
+  pthread_mutex_lock(&slab->lock);
+  h->next_free = slab->free_list;
+  slab->free_list = h;
+  slab->live--;
+  pthread_mutex_unlock(&slab->lock);
+}
+
+int64_t rs_slab_live(rs_slab *slab) {
+  pthread_mutex_lock(&slab->lock);
+  int64_t live = slab->live;
+  pthread_mutex_unlock(&slab->lock);
+  return live;
+}
+
+void rs_slab_each_live(rs_slab *slab, void (*fn)(void *object, void *arg), void *arg) {
+  for (size_t c = 0; c < slab->nchunks; c++) {
+    char *chunk = slab->chunks[c];
+    for (size_t i = 0; i < slab->objects_per_chunk; i++) {
+      void *object = chunk + i * slab->object_size;
+      if (rs_handle_magic(object) != RS_MAGIC_DEAD) fn(object, arg);
+    }
+  }
+}
+
+void rs_slab_destroy(rs_slab *slab) {
+  for (size_t c = 0; c < slab->nchunks; c++) free(slab->chunks[c]);
+  free(slab->chunks);
+  pthread_mutex_destroy(&slab->lock);
+  memset(slab, 0, sizeof *slab);
+}

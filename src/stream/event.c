@@ -1,0 +1,73 @@
+/* Events: markers in a stream's queue, with device timestamps. */
+#include "core/error.h"
+#include "core/objects.h"
+#include "transfer/ledger_hooks.h"
+
+static rs_status rs_event_check(rs_event *ev, const char *who) {
+  if (!ev) return rs_fail(RS_ERR_NULL_POINTER, "%s: event is NULL", who);
+  uint32_t magic = rs_handle_magic(ev);
+  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: event was destroyed", who);
+  if (magic != RS_MAGIC_EVENT) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not an event handle", who);
+  return RS_OK;
+}
+
+rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_create: out is NULL");
+  *out = NULL;
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_create: context is NULL");
+  if (flags & ~RS_EVENT_DISABLE_TIMING)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_event_create: unknown flags 0x%x", flags);
+  rs_event *ev = rs_slab_alloc(&ctx->events, RS_MAGIC_EVENT);
+  if (!ev) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "out of host memory for an event handle");
+  ev->ctx = ctx;
+  ev->flags = flags;
+  rs_status st = ctx->vt->event_create(ctx->be, flags, &ev->native);
+  if (st != RS_OK) rs_slab_free(&ctx->events, ev);
+  else *out = ev;
+  return st;
+}
+
+rs_status rs_event_destroy(rs_event *ev) {
+  RS_TRY(rs_event_check(ev, "rs_event_destroy"));
+  rs_context *ctx = ev->ctx;
+  RS_TRY(ctx->vt->event_destroy(ctx->be, ev->native));
+  rs_slab_free(&ctx->events, ev);
+  return RS_OK;
+}
+
+rs_status rs_event_record(rs_event *ev, rs_stream *s) {
+  RS_TRY(rs_event_check(ev, "rs_event_record"));
+  void *native = NULL;
+  RS_TRY(rs_stream_resolve(ev->ctx, s, &native, "rs_event_record"));
+  return ev->ctx->vt->event_record(ev->ctx->be, ev->native, native);
+}
+
+rs_status rs_event_synchronize(rs_event *ev) {
+  RS_TRY(rs_event_check(ev, "rs_event_synchronize"));
+  double t0 = rs_now_ms();
+  rs_status st = ev->ctx->vt->event_synchronize(ev->ctx->be, ev->native);
+  rs_ledger_wait(ev->ctx, "rs_event_synchronize", rs_now_ms() - t0);
+  return st;
+}
+
+rs_status rs_event_query(rs_event *ev, int *done) {
+  if (!done) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_query: done is NULL");
+  RS_TRY(rs_event_check(ev, "rs_event_query"));
+  return ev->ctx->vt->event_query(ev->ctx->be, ev->native, done);
+}
+
+rs_status rs_event_elapsed_ms(float *ms, rs_event *start, rs_event *end) {
+  if (!ms) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_elapsed_ms: ms is NULL");
+  RS_TRY(rs_event_check(start, "rs_event_elapsed_ms"));
+  RS_TRY(rs_event_check(end, "rs_event_elapsed_ms"));
+  if (start->ctx != end->ctx)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_event_elapsed_ms: events of two contexts");
+  return start->ctx->vt->event_elapsed_ms(start->ctx->be, ms, start->native, end->native);
+}
+
+rs_status rs_stream_wait_event(rs_stream *s, rs_event *ev) {
+  RS_TRY(rs_event_check(ev, "rs_stream_wait_event"));
+  void *native = NULL;
+  RS_TRY(rs_stream_resolve(ev->ctx, s, &native, "rs_stream_wait_event"));
+  return ev->ctx->vt->stream_wait_event(ev->ctx->be, native, ev->native);
+}

@@ -1,0 +1,133 @@
+/* Streams: handles over the backend's queues, with built-in legacy and per-thread
+ * streams, and dead-handle detection. */
+#include "core/error.h"
+#include "core/objects.h"
+#include "transfer/ledger_hooks.h"
+
+static rs_status rs_stream_check(rs_stream *s, const char *who) {
+  if (!s) return rs_fail(RS_ERR_NULL_POINTER, "%s: stream is NULL", who);
+  uint32_t magic = rs_handle_magic(s);
+  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: stream was destroyed", who);
+  if (magic != RS_MAGIC_STREAM) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not a stream handle", who);
+  return RS_OK;
+}
+
+static void *rs_stream_native_of(rs_stream *s) {
+  switch (s->role) {
+    case RS_STREAM_ROLE_LEGACY:
+      return NULL;
+    case RS_STREAM_ROLE_PER_THREAD:
+      return s->ctx->vt->stream_per_thread(s->ctx->be);
+    default:
+      return s->native;
+  }
+}
+
+rs_status rs_stream_resolve(rs_context *ctx, rs_stream *s, void **native, const char *who) {
+  if (!s) {
+    *native = NULL;
+    return RS_OK;
+  }
+  RS_TRY(rs_stream_check(s, who));
+  if (ctx && s->ctx != ctx)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: the stream belongs to another context", who);
+  *native = rs_stream_native_of(s);
+  return RS_OK;
+}
+
+static rs_status rs_stream_new(rs_stream **out, rs_context *ctx, void *native, rs_stream_role role) {
+  rs_stream *s = rs_slab_alloc(&ctx->streams, RS_MAGIC_STREAM);
+  if (!s) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "out of host memory for a stream handle");
+  s->ctx = ctx;
+  s->native = native;
+  s->role = role;
+  *out = s;
+  return RS_OK;
+}
+
+rs_status rs_stream_create(rs_stream **out, rs_context *ctx, unsigned flags) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_create: out is NULL");
+  *out = NULL;
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_create: context is NULL");
+  if (flags & ~RS_STREAM_NON_BLOCKING)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_stream_create: unknown flags 0x%x", flags);
+  void *native = NULL;
+  RS_TRY(ctx->vt->stream_create(ctx->be, flags, &native));
+  rs_status st = rs_stream_new(out, ctx, native, RS_STREAM_ROLE_USER);
+  if (st != RS_OK) ctx->vt->stream_destroy(ctx->be, native);
+  return st;
+}
+
+rs_stream *rs_stream_legacy(rs_context *ctx) { return ctx ? &ctx->legacy : NULL; }
+rs_stream *rs_stream_per_thread(rs_context *ctx) { return ctx ? &ctx->per_thread : NULL; }
+
+rs_status rs_stream_wrap(rs_stream **out, rs_context *ctx, void *native_handle) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_wrap: out is NULL");
+  *out = NULL;
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_wrap: context is NULL");
+  return rs_stream_new(out, ctx, native_handle, RS_STREAM_ROLE_WRAPPED);
+}
+
+void *rs_stream_native(rs_stream *s) {
+  if (!s || rs_handle_magic(s) != RS_MAGIC_STREAM) return NULL;
+  return rs_stream_native_of(s);
+}
+
+rs_status rs_stream_destroy(rs_stream *s) {
+  RS_TRY(rs_stream_check(s, "rs_stream_destroy"));
+  if (s->role == RS_STREAM_ROLE_LEGACY || s->role == RS_STREAM_ROLE_PER_THREAD)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "rs_stream_destroy: the built-in %s stream belongs to the context",
+                   s->role == RS_STREAM_ROLE_LEGACY ? "legacy default" : "per-thread default");
+  rs_context *ctx = s->ctx;
+  if (s->role == RS_STREAM_ROLE_USER) RS_TRY(ctx->vt->stream_destroy(ctx->be, s->native));
+  rs_slab_free(&ctx->streams, s);
+  return RS_OK;
+}
+
+/* Public calls take NULL as the legacy stream, but need a context for it; a NULL stream
+ * here has none, so these calls ask for a real handle (rs_stream_legacy(ctx)). */
+#define RS_STREAM_ENTRY(s, who, native)                      \
+  void *native = NULL;                                        \
+  RS_TRY(rs_stream_check(s, who));                            \
+  RS_TRY(rs_stream_resolve(s->ctx, s, &native, who))
+
+rs_status rs_stream_synchronize(rs_stream *s) {
+  RS_STREAM_ENTRY(s, "rs_stream_synchronize", native);
+  double t0 = rs_now_ms();
+  rs_status st = s->ctx->vt->stream_synchronize(s->ctx->be, native);
+  rs_ledger_wait(s->ctx, "rs_stream_synchronize", rs_now_ms() - t0);
+  return st;
+}
+
+rs_status rs_stream_query(rs_stream *s, int *done) {
+  if (!done) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_query: done is NULL");
+  RS_STREAM_ENTRY(s, "rs_stream_query", native);
+  return s->ctx->vt->stream_query(s->ctx->be, native, done);
+}
+
+rs_status rs_stream_add_callback(rs_stream *s, rs_host_fn fn, void *user_data) {
+  if (!fn) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_add_callback: fn is NULL");
+  RS_STREAM_ENTRY(s, "rs_stream_add_callback", native);
+  return s->ctx->vt->stream_callback(s->ctx->be, native, fn, user_data);
+}
+
+rs_status rs_stream_auto_synchronize_begin(rs_stream *s) {
+  RS_STREAM_ENTRY(s, "rs_stream_auto_synchronize_begin", native);
+  (void)native;
+  atomic_fetch_add(&s->auto_sync_depth, 1);
+  return RS_OK;
+}
+
+rs_status rs_stream_auto_synchronize_end(rs_stream *s) {
+  RS_STREAM_ENTRY(s, "rs_stream_auto_synchronize_end", native);
+  int depth = atomic_load(&s->auto_sync_depth);
+  do {
+    if (depth <= 0)
+      return rs_fail(RS_ERR_STATE, "rs_stream_auto_synchronize_end: no scope was begun on this stream");
+  } while (!atomic_compare_exchange_weak(&s->auto_sync_depth, &depth, depth - 1));
+  double t0 = rs_now_ms();
+  rs_status st = s->ctx->vt->stream_synchronize(s->ctx->be, native);
+  rs_ledger_wait(s->ctx, "rs_stream_auto_synchronize_end", rs_now_ms() - t0);
+  return st;
+}

@@ -1,0 +1,173 @@
+/* The one copy path: checks, guard, ledger, then the data movement for every pair of
+ * memory kinds and layouts. Only the contiguous move and the device-side strided copy
+ * are backend calls; the decisions are made here, once. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/layout.h"
+#include "core/strided.h"
+#include "transfer/copy.h"
+#include "transfer/ledger_hooks.h"
+
+int rs_kind_on_device(rs_mem_kind kind) { return kind == RS_MEM_DEVICE || kind == RS_MEM_MANAGED; }
+
+static rs_copy_dir rs_copy_direction(const rs_array *dst, const rs_array *src) {
+  int d = rs_kind_on_device(dst->buf->kind), s = rs_kind_on_device(src->buf->kind);
+  if (s && d) return RS_DIR_D2D;
+  if (s) return RS_DIR_D2H;
+  if (d) return RS_DIR_H2D;
+  return RS_DIR_H2H;
+}
+
+/* The address a copy uses for one side: device-side arrays by their device address,
+ * host-side arrays (mapped included) by their host address. */
+static void *rs_side_ptr(const rs_array *a) {
+  return rs_kind_on_device(a->buf->kind) ? rs_array_device_ptr(a) : rs_array_host_ptr(a);
+}
+
+static int rs_is_c(const rs_array *a) {
+  return rs_layout_is_c_contiguous(a->ndim, a->shape, a->strides, rs_dtype_size(a->dtype));
+}
+
+static int rs_same_dense_layout(const rs_array *a, const rs_array *b) {
+  size_t item = rs_dtype_size(a->dtype);
+  if (rs_is_c(a) && rs_is_c(b)) return 1;
+  return rs_layout_is_f_contiguous(a->ndim, a->shape, a->strides, item) &&
+         rs_layout_is_f_contiguous(b->ndim, b->shape, b->strides, item);
+}
+
+static rs_status rs_check_pair(const rs_array *dst, const rs_array *src, const char *who) {
+  RS_TRY(rs_array_check(dst, who));
+  RS_TRY(rs_array_check(src, who));
+  char d[600], s[600];
+  if (dst->ctx != src->ctx)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: source and destination belong to different contexts",
+                   who);
+  int same_shape = dst->ndim == src->ndim;
+  for (int i = 0; same_shape && i < dst->ndim; i++) same_shape = dst->shape[i] == src->shape[i];
+  if (!same_shape)
+    return rs_fail(RS_ERR_SHAPE, "%s: cannot copy %s into %s: shapes differ", who,
+                   rs_array_describe(src, s, sizeof s), rs_array_describe(dst, d, sizeof d));
+  if (dst->dtype != src->dtype)
+    return rs_fail(RS_ERR_DTYPE, "%s: cannot copy %s into %s: dtypes differ (convert with astype)",
+                   who, rs_array_describe(src, s, sizeof s), rs_array_describe(dst, d, sizeof d));
+  if (dst->buf == src->buf) {
+    size_t item = rs_dtype_size(dst->dtype);
+    int64_t dlo, dhi, slo, shi;
+    int de, se;
+    rs_layout_extent(&dlo, &dhi, &de, dst->ndim, dst->shape, dst->strides, item);
+    rs_layout_extent(&slo, &shi, &se, src->ndim, src->shape, src->strides, item);
+    int identical = dst->offset == src->offset &&
+                    memcmp(dst->strides, src->strides, (size_t)dst->ndim * sizeof(int64_t)) == 0;
+    if (!de && !identical && dst->offset + dlo < src->offset + shi &&
+        src->offset + slo < dst->offset + dhi)
+      return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                     "%s: source and destination overlap in the same buffer; copy through a "
+                     "temporary array",
+                     who);
+  }
+  return RS_OK;
+}
+
+/* A contiguous C-order temporary on one side, for gathering or scattering. */
+typedef struct rs_temp {
+  void *ptr;
+  int on_device;
+} rs_temp;
+
+static rs_status rs_temp_alloc(rs_temp *t, rs_context *ctx, size_t bytes, int on_device) {
+  t->on_device = on_device;
+  t->ptr = NULL;
+  if (on_device) return ctx->vt->device_alloc(ctx->be, bytes, &t->ptr);
+  t->ptr = malloc(bytes);
+  if (!t->ptr) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "copy: no host memory for a %zu-byte staging buffer", bytes);
+  return RS_OK;
+}
+
+static void rs_temp_free(rs_temp *t, rs_context *ctx) {
+  if (!t->ptr) return;
+  if (t->on_device)
+    ctx->vt->device_free(ctx->be, t->ptr);
+  else
+    free(t->ptr);
+  t->ptr = NULL;
+}
+
+static void rs_c_strides(int64_t *strides, const rs_array *a) {
+  rs_layout_contiguous_strides(strides, a->ndim, a->shape, rs_dtype_size(a->dtype), RS_ORDER_C, "copy");
+}
+
+/* Strided copy between a view and a C-order block on the same side. */
+static rs_status rs_side_strided(rs_context *ctx, int on_device, void *dst, const int64_t *dst_strides,
+                                 const void *src, const int64_t *src_strides, const rs_array *a,
+                                 void *stream) {
+  rs_strided_copy c;
+  rs_strided_setup(&c, dst, dst_strides, src, src_strides, a->ndim, a->shape, rs_dtype_size(a->dtype));
+  if (on_device) return ctx->vt->copy_strided_async(ctx->be, &c, stream);
+  /* Host-side strided work runs on this thread: earlier queued work on the stream may
+   * still use these buffers, so let it finish first. */
+  RS_TRY(ctx->vt->stream_synchronize(ctx->be, stream));
+  rs_strided_copy_host(&c);
+  return RS_OK;
+}
+
+/* Move the bytes. Returns with the work queued; *must_sync says a temporary is in use. */
+static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, void *stream,
+                         rs_temp *stage_src, rs_temp *stage_dst) {
+  rs_context *ctx = dst->ctx;
+  const rs_backend_vtable *vt = ctx->vt;
+  size_t bytes = rs_array_nbytes(dst);
+  void *dptr = rs_side_ptr(dst);
+  const void *sptr = rs_side_ptr(src);
+  if (rs_same_dense_layout(dst, src)) {
+    /* Element 0 is the lowest address of a dense view. */
+    return vt->copy_async(ctx->be, dptr, sptr, bytes, dir, stream);
+  }
+  int src_dev = rs_kind_on_device(src->buf->kind), dst_dev = rs_kind_on_device(dst->buf->kind);
+  if (src_dev == dst_dev)
+    return rs_side_strided(ctx, src_dev, dptr, dst->strides, sptr, src->strides, dst, stream);
+  int64_t cstr[RS_MAX_DIMS];
+  rs_c_strides(cstr, dst);
+  /* Source side: a C-order block to send. */
+  const void *block = sptr;
+  if (!rs_is_c(src)) {
+    RS_TRY(rs_temp_alloc(stage_src, ctx, bytes, src_dev));
+    RS_TRY(rs_side_strided(ctx, src_dev, stage_src->ptr, cstr, sptr, src->strides, src, stream));
+    block = stage_src->ptr;
+  }
+  if (rs_is_c(dst)) return vt->copy_async(ctx->be, dptr, block, bytes, dir, stream);
+  /* Destination side: receive the block, then scatter it into the view. */
+  RS_TRY(rs_temp_alloc(stage_dst, ctx, bytes, dst_dev));
+  RS_TRY(vt->copy_async(ctx->be, stage_dst->ptr, block, bytes, dir, stream));
+  return rs_side_strided(ctx, dst_dev, dptr, dst->strides, stage_dst->ptr, cstr, dst, stream);
+}
+
+rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,
+                       const rs_copy_cause *cause) {
+  const char *who = cause->what;
+  RS_TRY(rs_check_pair(dst, src, who));
+  rs_context *ctx = dst->ctx;
+  void *native = NULL;
+  RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
+  rs_copy_dir dir = rs_copy_direction(dst, src);
+  size_t bytes = rs_array_nbytes(dst);
+  RS_TRY(rs_guard_check(ctx, dir, bytes, cause));
+  if (bytes == 0) return RS_OK;
+
+  rs_ledger_token token = rs_ledger_copy_begin(ctx, dir, bytes, cause, native);
+  rs_temp stage_src = {0}, stage_dst = {0};
+  rs_status st = rs_move(dst, src, dir, native, &stage_src, &stage_dst);
+  /* Pageable memory cannot be reached asynchronously: the copy is only done when the
+   * stream is. Temporaries must outlive the queued work that reads them. */
+  int pageable = rs_buffer_effective_kind(dst->buf) == RS_MEM_HOST ||
+                 rs_buffer_effective_kind(src->buf) == RS_MEM_HOST;
+  if (pageable || stage_src.ptr || stage_dst.ptr) {
+    rs_status sync = ctx->vt->stream_synchronize(ctx->be, native);
+    if (st == RS_OK) st = sync;
+  }
+  rs_ledger_copy_end(ctx, token, dir, bytes, cause, native);
+  rs_temp_free(&stage_src, ctx);
+  rs_temp_free(&stage_dst, ctx);
+  if (st != RS_OK) return rs_fail_prefix(st, "%s: ", who);
+  return RS_OK;
+}

@@ -1,0 +1,369 @@
+/* The ledger: every copy, kernel and host-blocking wait, with totals per context and per
+ * nested scope. Device times come from backend events recorded around the work and are
+ * resolved lazily, when totals are read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/error.h"
+#include "core/objects.h"
+#include "transfer/ledger_hooks.h"
+
+double rs_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+rs_status rs_ledger_init(rs_context *ctx) {
+  rs_ledger *l = &ctx->ledger;
+  memset(l, 0, sizeof *l);
+  l->capacity = ctx->cfg.ledger_entries > 0 ? ctx->cfg.ledger_entries : 65536;
+  l->ring = calloc((size_t)l->capacity, sizeof *l->ring);
+  if (!l->ring) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "no host memory for the ledger");
+  pthread_mutex_init(&l->lock, NULL);
+  l->timing = ctx->cfg.ledger_timing;
+  l->epoch_ms = rs_now_ms();
+  return RS_OK;
+}
+
+static void rs_ledger_drop_pending(rs_context *ctx) {
+  rs_ledger *l = &ctx->ledger;
+  for (size_t i = 0; i < l->npending; i++) {
+    ctx->vt->event_destroy(ctx->be, l->pending[i].ev_start);
+    ctx->vt->event_destroy(ctx->be, l->pending[i].ev_end);
+  }
+  l->npending = 0;
+}
+
+void rs_ledger_destroy(rs_context *ctx) {
+  rs_ledger *l = &ctx->ledger;
+  rs_ledger_drop_pending(ctx);
+  for (size_t i = 0; i < l->nspare; i++) ctx->vt->event_destroy(ctx->be, l->spare_events[i]);
+  free(l->spare_events);
+  free(l->pending);
+  free(l->ring);
+  pthread_mutex_destroy(&l->lock);
+}
+
+/* A timing event from the spare list or a new one; NULL if the backend has none to give
+ * (the entry is then simply not timed). */
+static void *rs_ledger_event(rs_context *ctx) {
+  rs_ledger *l = &ctx->ledger;
+  void *ev = NULL;
+  pthread_mutex_lock(&l->lock);
+  if (l->nspare > 0) ev = l->spare_events[--l->nspare];
+  pthread_mutex_unlock(&l->lock);
+  if (!ev && ctx->vt->event_create(ctx->be, 0, &ev) != RS_OK) ev = NULL;
+  return ev;
+}
+
+static void rs_ledger_spare(rs_context *ctx, void *ev) {
+  rs_ledger *l = &ctx->ledger;
+  if (!ev) return;
+  if (l->nspare == l->spare_cap) {
+    size_t cap = l->spare_cap ? l->spare_cap * 2 : 16;
+    void **grown = realloc(l->spare_events, cap * sizeof *grown);
+    if (!grown) {
+      ctx->vt->event_destroy(ctx->be, ev);
+      return;
+    }
+    l->spare_events = grown;
+    l->spare_cap = cap;
+  }
+  l->spare_events[l->nspare++] = ev;
+}
+
+static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
+  switch (e->kind) {
+    case RS_ENTRY_COPY:
+      s->copies[e->dir][e->implicit]++;
+      s->bytes[e->dir][e->implicit] += (int64_t)e->bytes;
+      s->copy_host_ms[e->dir][e->implicit] += e->host_ms;
+      break;
+    case RS_ENTRY_KERNEL:
+      s->kernels++;
+      s->kernel_host_ms += e->host_ms;
+      break;
+    case RS_ENTRY_WAIT:
+      s->waits++;
+      s->wait_ms += e->host_ms;
+      break;
+  }
+}
+
+static void rs_stats_add_device(rs_ledger_stats *s, const rs_pending_timing *p, double ms) {
+  if (p->kind == RS_ENTRY_KERNEL)
+    s->kernel_device_ms += ms;
+  else
+    s->copy_device_ms[p->dir][p->implicit] += ms;
+}
+
+/* Append an entry (lock held) and count it in the totals and every open scope. */
+static int64_t rs_ledger_append(rs_ledger *l, const rs_ledger_entry *e) {
+  int64_t seq = l->count++;
+  l->ring[seq % l->capacity] = *e;
+  rs_stats_add_entry(&l->totals, e);
+  for (int i = 0; i < l->depth; i++) rs_stats_add_entry(&l->scopes[i].stats, e);
+  return seq;
+}
+
+static void rs_ledger_add_pending(rs_ledger *l, int64_t seq, const rs_ledger_entry *e,
+                                  void *ev_start, void *ev_end) {
+  if (l->npending == l->pending_cap) {
+    size_t cap = l->pending_cap ? l->pending_cap * 2 : 64;
+    rs_pending_timing *grown = realloc(l->pending, cap * sizeof *grown);
+    if (!grown) return; /* untimed rather than wrong; the events leak into nothing: */
+    l->pending = grown;
+    l->pending_cap = cap;
+  }
+  rs_pending_timing *p = &l->pending[l->npending++];
+  p->seq = seq;
+  p->ev_start = ev_start;
+  p->ev_end = ev_end;
+  p->kind = e->kind;
+  p->dir = e->dir;
+  p->implicit = e->implicit;
+  p->depth = l->depth;
+  for (int i = 0; i < l->depth; i++) p->scope_ids[i] = l->scopes[i].id;
+}
+
+/* Resolve device times: all pending ones when wait, else only those already complete. */
+static void rs_ledger_resolve(rs_context *ctx, int wait) {
+  rs_ledger *l = &ctx->ledger;
+  pthread_mutex_lock(&l->lock);
+  size_t kept = 0;
+  for (size_t i = 0; i < l->npending; i++) {
+    rs_pending_timing p = l->pending[i];
+    int done = 0;
+    if (wait)
+      done = ctx->vt->event_synchronize(ctx->be, p.ev_end) == RS_OK;
+    else
+      done = ctx->vt->event_query(ctx->be, p.ev_end, &done) == RS_OK && done;
+    float ms = -1.0f;
+    if (done && ctx->vt->event_elapsed_ms(ctx->be, &ms, p.ev_start, p.ev_end) != RS_OK) ms = -1.0f;
+    if (!done) {
+      l->pending[kept++] = p;
+      continue;
+    }
+    if (ms >= 0) {
+      rs_stats_add_device(&l->totals, &p, ms);
+      for (int s = 0; s < p.depth && s < l->depth; s++)
+        if (l->scopes[s].id == p.scope_ids[s]) rs_stats_add_device(&l->scopes[s].stats, &p, ms);
+      if (p.seq >= l->count - l->capacity) l->ring[p.seq % l->capacity].device_ms = ms;
+    }
+    rs_ledger_spare(ctx, p.ev_start);
+    rs_ledger_spare(ctx, p.ev_end);
+  }
+  l->npending = kept;
+  pthread_mutex_unlock(&l->lock);
+}
+
+static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream) {
+  rs_ledger_token t = {-1, rs_now_ms(), NULL};
+  if (ctx->ledger.timing) {
+    t.ev_start = rs_ledger_event(ctx);
+    if (t.ev_start && ctx->vt->event_record(ctx->be, t.ev_start, stream) != RS_OK) {
+      ctx->vt->event_destroy(ctx->be, t.ev_start);
+      t.ev_start = NULL;
+    }
+  }
+  return t;
+}
+
+static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_entry *e, void *stream) {
+  rs_ledger *l = &ctx->ledger;
+  void *ev_end = NULL;
+  if (t.ev_start) {
+    ev_end = rs_ledger_event(ctx);
+    if (ev_end && ctx->vt->event_record(ctx->be, ev_end, stream) != RS_OK) {
+      ctx->vt->event_destroy(ctx->be, ev_end);
+      ev_end = NULL;
+    }
+  }
+  double now = rs_now_ms();
+  e->stream = stream;
+  e->host_start_ms = t.host_start_ms - l->epoch_ms;
+  e->host_ms = now - t.host_start_ms;
+  e->device_ms = -1;
+  pthread_mutex_lock(&l->lock);
+  int64_t seq = rs_ledger_append(l, e);
+  if (t.ev_start && ev_end)
+    rs_ledger_add_pending(l, seq, e, t.ev_start, ev_end);
+  else {
+    rs_ledger_spare(ctx, t.ev_start);
+    rs_ledger_spare(ctx, ev_end);
+  }
+  pthread_mutex_unlock(&l->lock);
+}
+
+rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t bytes,
+                                     const rs_copy_cause *cause, void *stream) {
+  (void)dir;
+  (void)bytes;
+  (void)cause;
+  return rs_ledger_timed_begin(ctx, stream);
+}
+
+void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
+                        const rs_copy_cause *cause, void *stream) {
+  rs_ledger_entry e;
+  memset(&e, 0, sizeof e);
+  e.kind = RS_ENTRY_COPY;
+  e.dir = (rs_direction)dir;
+  e.implicit = cause->implicit ? 1 : 0;
+  e.bytes = bytes;
+  e.arg = cause->arg;
+  snprintf(e.cause, sizeof e.cause, "%s", cause->what);
+  rs_ledger_timed_end(ctx, token, &e, stream);
+}
+
+rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, void *stream) {
+  return rs_ledger_timed_begin(ctx, stream);
+}
+
+void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *name, void *stream) {
+  rs_ledger_entry e;
+  memset(&e, 0, sizeof e);
+  e.kind = RS_ENTRY_KERNEL;
+  e.arg = -1;
+  snprintf(e.cause, sizeof e.cause, "%s", name);
+  rs_ledger_timed_end(ctx, token, &e, stream);
+}
+
+void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
+  rs_ledger *l = &ctx->ledger;
+  rs_ledger_entry e;
+  memset(&e, 0, sizeof e);
+  e.kind = RS_ENTRY_WAIT;
+  e.arg = -1;
+  e.device_ms = -1;
+  e.host_ms = host_ms;
+  e.host_start_ms = rs_now_ms() - host_ms - l->epoch_ms;
+  snprintf(e.cause, sizeof e.cause, "%s", cause);
+  pthread_mutex_lock(&l->lock);
+  rs_ledger_append(l, &e);
+  pthread_mutex_unlock(&l->lock);
+}
+
+/* ---- public ---- */
+
+int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit) {
+  int64_t n = 0;
+  for (int d = 0; d < RS_DIRECTIONS; d++)
+    for (int i = 0; i < 2; i++)
+      if (implicit < 0 || implicit == i) n += s->copies[d][i];
+  return n;
+}
+
+int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit) {
+  int64_t n = 0;
+  for (int d = 0; d < RS_DIRECTIONS; d++)
+    for (int i = 0; i < 2; i++)
+      if (implicit < 0 || implicit == i) n += s->bytes[d][i];
+  return n;
+}
+
+double rs_ledger_copy_ms(const rs_ledger_stats *s) {
+  double ms = 0;
+  for (int d = 0; d < RS_DIRECTIONS; d++)
+    for (int i = 0; i < 2; i++)
+      ms += s->copy_device_ms[d][i] > 0 ? s->copy_device_ms[d][i] : s->copy_host_ms[d][i];
+  return ms;
+}
+
+rs_status rs_ledger_set_timing(rs_context *ctx, int on) {
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_set_timing: context is NULL");
+  pthread_mutex_lock(&ctx->ledger.lock);
+  ctx->ledger.timing = on ? 1 : 0;
+  pthread_mutex_unlock(&ctx->ledger.lock);
+  return RS_OK;
+}
+
+rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_get: NULL argument");
+  rs_ledger_resolve(ctx, 1);
+  pthread_mutex_lock(&ctx->ledger.lock);
+  *out = ctx->ledger.totals;
+  pthread_mutex_unlock(&ctx->ledger.lock);
+  return RS_OK;
+}
+
+rs_status rs_ledger_reset(rs_context *ctx) {
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_reset: context is NULL");
+  rs_ledger_resolve(ctx, 1);
+  rs_ledger *l = &ctx->ledger;
+  pthread_mutex_lock(&l->lock);
+  if (l->depth > 0) {
+    pthread_mutex_unlock(&l->lock);
+    return rs_fail(RS_ERR_STATE, "rs_ledger_reset: %d ledger scope(s) still open", l->depth);
+  }
+  memset(&l->totals, 0, sizeof l->totals);
+  l->count = 0;
+  l->epoch_ms = rs_now_ms();
+  pthread_mutex_unlock(&l->lock);
+  return RS_OK;
+}
+
+rs_status rs_ledger_begin(rs_context *ctx) {
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_begin: context is NULL");
+  /* Earlier work must not leak its device time into the new scope's totals. */
+  rs_ledger_resolve(ctx, 0);
+  rs_ledger *l = &ctx->ledger;
+  pthread_mutex_lock(&l->lock);
+  if (l->depth == RS_LEDGER_MAX_SCOPES) {
+    pthread_mutex_unlock(&l->lock);
+    return rs_fail(RS_ERR_STATE, "rs_ledger_begin: more than %d nested scopes", RS_LEDGER_MAX_SCOPES);
+  }
+  rs_ledger_scope *s = &l->scopes[l->depth++];
+  memset(s, 0, sizeof *s);
+  s->id = ++l->next_scope_id;
+  pthread_mutex_unlock(&l->lock);
+  return RS_OK;
+}
+
+rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out) {
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_end: context is NULL");
+  rs_ledger *l = &ctx->ledger;
+  pthread_mutex_lock(&l->lock);
+  int depth = l->depth;
+  pthread_mutex_unlock(&l->lock);
+  if (depth == 0) return rs_fail(RS_ERR_STATE, "rs_ledger_end: no ledger scope was begun");
+  rs_ledger_resolve(ctx, 1);
+  pthread_mutex_lock(&l->lock);
+  if (l->depth == 0) {
+    pthread_mutex_unlock(&l->lock);
+    return rs_fail(RS_ERR_STATE, "rs_ledger_end: no ledger scope was begun");
+  }
+  rs_ledger_stats stats = l->scopes[--l->depth].stats;
+  pthread_mutex_unlock(&l->lock);
+  if (out) *out = stats;
+  return RS_OK;
+}
+
+rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropped) {
+  if (!ctx || !count) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_count: NULL argument");
+  rs_ledger *l = &ctx->ledger;
+  pthread_mutex_lock(&l->lock);
+  int64_t kept = l->count < l->capacity ? l->count : l->capacity;
+  *count = kept;
+  if (dropped) *dropped = l->count - kept;
+  pthread_mutex_unlock(&l->lock);
+  return RS_OK;
+}
+
+rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_entry_at: NULL argument");
+  rs_ledger_resolve(ctx, 0);
+  rs_ledger *l = &ctx->ledger;
+  pthread_mutex_lock(&l->lock);
+  int64_t kept = l->count < l->capacity ? l->count : l->capacity;
+  if (index < 0 || index >= kept) {
+    pthread_mutex_unlock(&l->lock);
+    return rs_fail(RS_ERR_INDEX, "rs_ledger_entry_at: index %lld of %lld entries", (long long)index,
+                   (long long)kept);
+  }
+  *out = l->ring[(l->count - kept + index) % l->capacity];
+  pthread_mutex_unlock(&l->lock);
+  return RS_OK;
+}

@@ -1,0 +1,65 @@
+/* The public copy calls: thin wrappers that all go through rs_copy_path. */
+#include "core/error.h"
+#include "resident/transfer.h"
+#include "transfer/copy.h"
+
+rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags) {
+  const char *who = "rs_to_device";
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  *out = NULL;
+  RS_TRY(rs_array_check(src, who));
+  if (flags & ~RS_COPY_NONE) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", who, flags);
+  rs_array *dev = NULL;
+  RS_TRY(rs_device_array_like(&dev, src));
+  if (!(flags & RS_COPY_NONE)) {
+    rs_copy_cause cause = RS_EXPLICIT(who);
+    rs_status st = rs_copy_path(dev, src, stream, &cause);
+    if (st != RS_OK) {
+      rs_array_release(dev);
+      return st;
+    }
+  }
+  *out = dev;
+  return RS_OK;
+}
+
+rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream) {
+  const char *who = "rs_to_device_into";
+  RS_TRY(rs_array_check(to, who));
+  if (!rs_kind_on_device(to->buf->kind))
+    return rs_fail(RS_ERR_MEMORY_KIND, "%s: the destination is %s memory, not device memory", who,
+                   rs_mem_kind_name(to->buf->kind));
+  rs_copy_cause cause = RS_EXPLICIT(who);
+  return rs_copy_path(to, src, stream, &cause);
+}
+
+rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream *stream) {
+  const char *who = "rs_copy_to_host";
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  *out = NULL;
+  RS_TRY(rs_array_check(src, who));
+  rs_array *host = NULL;
+  RS_TRY(rs_host_array_like(&host, src));
+  rs_copy_cause cause = RS_EXPLICIT(who);
+  rs_status st = rs_copy_path(host, src, stream, &cause);
+  if (st != RS_OK) {
+    rs_array_release(host);
+    return st;
+  }
+  *out = host;
+  return RS_OK;
+}
+
+rs_status rs_copy_to_host_into(rs_array *dst, const rs_array *src, rs_stream *stream) {
+  const char *who = "rs_copy_to_host_into";
+  RS_TRY(rs_array_check(dst, who));
+  if (rs_kind_on_device(dst->buf->kind) && dst->buf->kind != RS_MEM_MANAGED)
+    return rs_fail(RS_ERR_MEMORY_KIND, "%s: the destination is device memory, not host-visible", who);
+  rs_copy_cause cause = RS_EXPLICIT(who);
+  return rs_copy_path(dst, src, stream, &cause);
+}
+
+rs_status rs_array_copy(rs_array *dst, const rs_array *src, rs_stream *stream) {
+  rs_copy_cause cause = RS_EXPLICIT("rs_array_copy");
+  return rs_copy_path(dst, src, stream, &cause);
+}
