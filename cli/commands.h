@@ -4,5 +4,7 @@
 #define RS_CLI_COMMANDS_H
 
 int rs_cmd_info(int argc, char **argv);
+int rs_cmd_pipeline(int argc, char **argv);
+int rs_cmd_bandwidth(int argc, char **argv);
 
 #endif

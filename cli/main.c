@@ -8,6 +8,8 @@ static const struct {
   int (*run)(int argc, char **argv);
   const char *help;
 } rs_commands[] = {
+    {"pipeline", rs_cmd_pipeline, "the copy counter: N kernels with implicit vs explicit copies"},
+    {"bandwidth", rs_cmd_bandwidth, "H2D / D2H (pageable, pinned) and D2D copy bandwidth over sizes"},
     {"info", rs_cmd_info, "backend, devices and their properties"},
 };
 

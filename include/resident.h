@@ -77,5 +77,7 @@
 #include "resident/transfer.h"
 #include "resident/stream.h"
 #include "resident/ledger.h"
+#include "resident/kernel.h"
+#include "resident/bench.h"
 
 #endif

@@ -77,6 +77,11 @@ rs_status rs_context_props(const rs_context *ctx, rs_device_props *out);
 /* Wait for all work of this context on every stream. Thread-safe. */
 rs_status rs_context_synchronize(rs_context *ctx);
 
+/* Parse a size with units as the environment variables and the tool take: "4096",
+ * "100MB", "1.5GiB" (KB/MB/GB = powers of 1000, KiB/MiB/GiB and K/M/G = powers of 1024).
+ * RS_ERR_PARSE naming the text otherwise. Thread-safe. */
+rs_status rs_parse_bytes(size_t *out, const char *text);
+
 /* What still lives in a context: a test ends with all zero. Thread-safe. */
 typedef struct rs_live_stats {
   int64_t arrays;        /* array handles not yet released */

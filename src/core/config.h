@@ -21,7 +21,4 @@ typedef struct rs_config {
  * (a context is never created on settings the user did not mean). */
 rs_status rs_config_from_env(rs_config *cfg);
 
-/* Parse "100MB", "1GiB", "4096", "1.5G" into bytes (MB = 10^6, MiB = 2^20). */
-rs_status rs_parse_bytes(size_t *out, const char *text);
-
 #endif

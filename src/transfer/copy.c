@@ -1,6 +1,7 @@
 /* The one copy path: checks, guard, ledger, then the data movement for every pair of
  * memory kinds and layouts. Only the contiguous move and the device-side strided copy
  * are backend calls; the decisions are made here, once. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
@@ -142,6 +143,19 @@ static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, vo
   return rs_side_strided(ctx, dst_dev, dptr, dst->strides, stage_dst->ptr, cstr, dst, stream);
 }
 
+/* Block until the stream is idle, recording the wait if there was anything to wait for. */
+static rs_status rs_wait_for_earlier_work(rs_context *ctx, void *stream, const char *who) {
+  int idle = 0;
+  RS_TRY(ctx->vt->stream_query(ctx->be, stream, &idle));
+  if (idle) return RS_OK;
+  double t0 = rs_now_ms();
+  RS_TRY(ctx->vt->stream_synchronize(ctx->be, stream));
+  char cause[64];
+  snprintf(cause, sizeof cause, "%s: earlier work", who);
+  rs_ledger_wait(ctx, cause, rs_now_ms() - t0);
+  return RS_OK;
+}
+
 rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,
                        const rs_copy_cause *cause) {
   const char *who = cause->what;
@@ -154,13 +168,18 @@ rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,
   RS_TRY(rs_guard_check(ctx, dir, bytes, cause));
   if (bytes == 0) return RS_OK;
 
+  /* Pageable memory cannot be reached asynchronously: the copy is only done when the
+   * stream is. The host then waits for the earlier work on the stream as well; that
+   * wait is recorded on its own, so a slow blocking copy shows whether it was copying
+   * or waiting for kernels (the seed's slow `print(out[2])`). */
+  int pageable = rs_buffer_effective_kind(dst->buf) == RS_MEM_HOST ||
+                 rs_buffer_effective_kind(src->buf) == RS_MEM_HOST;
+  if (pageable) RS_TRY(rs_wait_for_earlier_work(ctx, native, who));
+
   rs_ledger_token token = rs_ledger_copy_begin(ctx, dir, bytes, cause, native);
   rs_temp stage_src = {0}, stage_dst = {0};
   rs_status st = rs_move(dst, src, dir, native, &stage_src, &stage_dst);
-  /* Pageable memory cannot be reached asynchronously: the copy is only done when the
-   * stream is. Temporaries must outlive the queued work that reads them. */
-  int pageable = rs_buffer_effective_kind(dst->buf) == RS_MEM_HOST ||
-                 rs_buffer_effective_kind(src->buf) == RS_MEM_HOST;
+  /* Temporaries must outlive the queued work that reads them. */
   if (pageable || stage_src.ptr || stage_dst.ptr) {
     rs_status sync = ctx->vt->stream_synchronize(ctx->be, native);
     if (st == RS_OK) st = sync;

@@ -158,7 +158,8 @@ static void rs_describe_cause(char *buf, size_t len, const rs_copy_cause *cause)
     snprintf(buf, len, "%s", cause->what);
 }
 
-rs_status rs_guard_check(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause) {
+static rs_status rs_guard_decide(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause,
+                                 int may_log) {
   pthread_mutex_lock(&ctx->guard.lock);
   rs_guard_mode mode = ctx->guard.modes[dir];
   pthread_mutex_unlock(&ctx->guard.lock);
@@ -167,11 +168,20 @@ rs_status rs_guard_check(rs_context *ctx, rs_copy_dir dir, size_t bytes, const r
   rs_describe_cause(what, sizeof what, cause);
   const char *kind = cause->implicit ? "implicit" : "explicit";
   if (mode == RS_GUARD_LOG) {
-    rs_log("transfer guard: %s %s copy of %zu bytes caused by %s", kind, rs_direction_name((rs_direction)dir),
+    if (may_log)
+      rs_log("transfer guard: %s %s copy of %zu bytes caused by %s", kind, rs_direction_name((rs_direction)dir),
            bytes, what);
     return RS_OK;
   }
   return rs_fail(RS_ERR_TRANSFER_REFUSED,
                  "transfer guard (%s) refused an %s %s copy of %zu bytes caused by %s; nothing was copied",
                  rs_guard_mode_name(mode), kind, rs_direction_name((rs_direction)dir), bytes, what);
+}
+
+rs_status rs_guard_check(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause) {
+  return rs_guard_decide(ctx, dir, bytes, cause, 1);
+}
+
+rs_status rs_guard_precheck(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause) {
+  return rs_guard_decide(ctx, dir, bytes, cause, 0);
 }

@@ -10,6 +10,9 @@
  * forbids this copy; logs it if the guard says log. */
 rs_status rs_guard_check(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause);
 
+/* The same decision without logging: for asking about several copies before any moves. */
+rs_status rs_guard_precheck(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause);
+
 /* Record a copy about to be enqueued on a native stream; returns a token for _end. */
 typedef struct rs_ledger_token {
   int64_t index; /* entry index, -1 if not recorded */

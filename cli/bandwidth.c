@@ -1,0 +1,87 @@
+/* resident bandwidth: copy bandwidth by direction, host memory kind and size. */
+#include <stdio.h>
+#include <string.h>
+#include "cli/commands.h"
+#include "cli/measure.h"
+#include "cli/options.h"
+
+static void rs_bw_usage(FILE *f) {
+  fprintf(f,
+          "usage: resident bandwidth [options]\n"
+          "  H2D and D2H from pageable and pinned host memory, and D2D, over a range of sizes (GB/s).\n"
+          "  D2D counts the bytes copied once (the memory traffic is twice that).\n"
+          "options:\n"
+          "  --min S        smallest size (default 1MiB)\n"
+          "  --max S        largest size (default 1GiB on a GPU, 256MiB on the simulator)\n"
+          "  --repeat N     copies per measurement, the median is shown (default 10)\n"
+          "  --backend B    auto | cuda | sim (default auto)\n");
+}
+
+static int rs_bw_bad(const char *msg, const char *value) {
+  fprintf(stderr, "resident bandwidth: ");
+  fprintf(stderr, msg, value);
+  fprintf(stderr, "\n\n");
+  rs_bw_usage(stderr);
+  return 2;
+}
+
+int rs_cmd_bandwidth(int argc, char **argv) {
+  size_t min = (size_t)1 << 20, max = 0;
+  long repeat = 10;
+  rs_backend_kind backend = RS_BACKEND_AUTO;
+  for (int i = 1; i < argc; i++) {
+    int missing = 0;
+    const char *v;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      rs_bw_usage(stdout);
+      return 0;
+    } else if ((v = rs_opt_value(argc, argv, &i, "--min", &missing))) {
+      if (rs_parse_bytes(&min, v) != RS_OK || min == 0) return rs_bw_bad("--min '%s': expected a size above 0", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--max", &missing))) {
+      if (rs_parse_bytes(&max, v) != RS_OK || max == 0) return rs_bw_bad("--max '%s': expected a size above 0", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--repeat", &missing))) {
+      if (rs_opt_int(&repeat, v, 1, 100000)) return rs_bw_bad("--repeat '%s': expected a count from 1", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
+      if (rs_backend_from_name(&backend, v) != RS_OK) return rs_bw_bad("--backend '%s': expected auto, cuda or sim", v);
+    } else if (missing) {
+      return rs_bw_bad("%s needs a value", argv[i]);
+    } else {
+      return rs_bw_bad("unknown option '%s'", argv[i]);
+    }
+  }
+  rs_context *ctx = NULL;
+  if (rs_context_create(&ctx, backend, 0) != RS_OK) {
+    fprintf(stderr, "resident bandwidth: %s\n", rs_last_error());
+    return 1;
+  }
+  if (max == 0) max = rs_context_backend(ctx) == RS_BACKEND_CUDA ? (size_t)1 << 30 : (size_t)256 << 20;
+  if (min > max) {
+    rs_context_destroy(ctx);
+    return rs_bw_bad("--min is above --max%s", "");
+  }
+  rs_device_props p;
+  rs_context_props(ctx, &p);
+  printf("backend %s, %s\n", rs_backend_name(rs_context_backend(ctx)), p.name);
+  printf("%12s", "size");
+  for (int k = 0; k < RS_BW_KINDS; k++) printf(" %13s", rs_bw_kind_name((rs_bw_kind)k));
+  printf("   (GB/s, median of %ld)\n", repeat);
+  int code = 0;
+  for (size_t size = min; size <= max && code == 0; size *= 4) {
+    printf("%9.1f MiB", (double)size / 1048576.0);
+    fflush(stdout);
+    for (int k = 0; k < RS_BW_KINDS; k++) {
+      double gbs = 0;
+      if (rs_measure_bandwidth(&gbs, ctx, (rs_bw_kind)k, size, (int)repeat) != RS_OK) {
+        printf("\nresident bandwidth: %s: %s\n", rs_bw_kind_name((rs_bw_kind)k), rs_last_error());
+        code = 1;
+        break;
+      }
+      printf(" %13.2f", gbs);
+      fflush(stdout);
+    }
+    printf("\n");
+    if (size > max / 4) break;
+  }
+  rs_context_destroy(ctx);
+  return code;
+}

@@ -1,0 +1,281 @@
+/* resident pipeline: the copy counter. N real kernels over one array, passed as a host
+ * array to every launch (implicit: 2N copies) or moved once (explicit: 2 copies); every
+ * operation is printed as it happened, with the time split into copies, kernels and the
+ * rest, and the result is checked against a CPU loop. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli/commands.h"
+#include "cli/measure.h"
+#include "cli/options.h"
+#include "resident.h"
+
+#define RS_PIPE_A 1.0001
+#define RS_PIPE_C 1.0
+
+typedef struct {
+  long kernels;
+  size_t bytes;
+  rs_dtype dtype;
+  int implicit, explicit_;
+  int pinned;
+  rs_backend_kind backend;
+  double bandwidth; /* GB/s; < 0 = measure */
+  long show;        /* operations shown before eliding */
+} rs_pipe_opts;
+
+static void rs_pipe_usage(FILE *f) {
+  fprintf(f,
+          "usage: resident pipeline [options]\n"
+          "  Runs N kernels a[i] = a[i] * 1.0001 + 1 over one array in two styles and counts the copies:\n"
+          "    implicit  the host array is passed to every launch: copied in and out each time (2N copies)\n"
+          "    explicit  to_device once, N launches on the device array, copy_to_host once (2 copies)\n"
+          "options:\n"
+          "  --kernels N        kernels in the chain (default 3)\n"
+          "  --size S           array size with units: 100MB, 1GiB, 4096 (default 100MB)\n"
+          "  --dtype T          float32 | float64 (default float32)\n"
+          "  --mode M           implicit | explicit | both (default both)\n"
+          "  --host H           pageable | pinned host memory (default pageable)\n"
+          "  --backend B        auto | cuda | sim (default auto: the GPU if one answers)\n"
+          "  --bandwidth X      GB/s for the PCIe estimate, or 'measure' (default 12, a teaching figure)\n"
+          "  --show N           operations listed before the list is shortened (default 40)\n");
+}
+
+static int rs_pipe_bad(const char *fmt, const char *value) {
+  fprintf(stderr, "resident pipeline: ");
+  fprintf(stderr, fmt, value);
+  fprintf(stderr, "\n\n");
+  rs_pipe_usage(stderr);
+  return 2;
+}
+
+/* 0 on success, else the exit status. */
+static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
+  *o = (rs_pipe_opts){3, 100000000, RS_FLOAT32, 1, 1, 0, RS_BACKEND_AUTO, RS_DEFAULT_PCIE_GBS, 40};
+  for (int i = 1; i < argc; i++) {
+    int missing = 0;
+    const char *v;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      rs_pipe_usage(stdout);
+      return -1;
+    } else if ((v = rs_opt_value(argc, argv, &i, "--kernels", &missing))) {
+      if (rs_opt_int(&o->kernels, v, 1, 100000)) return rs_pipe_bad("--kernels '%s': expected a count from 1 to 100000", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--size", &missing))) {
+      if (rs_parse_bytes(&o->bytes, v) != RS_OK) return rs_pipe_bad("--size: %s", rs_last_error());
+      if (o->bytes == 0) return rs_pipe_bad("--size '%s': the array must have at least one element", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--dtype", &missing))) {
+      if (rs_dtype_from_name(&o->dtype, v) != RS_OK || (o->dtype != RS_FLOAT32 && o->dtype != RS_FLOAT64))
+        return rs_pipe_bad("--dtype '%s': expected float32 or float64", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--mode", &missing))) {
+      if (strcmp(v, "implicit") == 0) o->implicit = 1, o->explicit_ = 0;
+      else if (strcmp(v, "explicit") == 0) o->implicit = 0, o->explicit_ = 1;
+      else if (strcmp(v, "both") == 0) o->implicit = 1, o->explicit_ = 1;
+      else return rs_pipe_bad("--mode '%s': expected implicit, explicit or both", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--host", &missing))) {
+      if (strcmp(v, "pageable") == 0) o->pinned = 0;
+      else if (strcmp(v, "pinned") == 0) o->pinned = 1;
+      else return rs_pipe_bad("--host '%s': expected pageable or pinned", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
+      if (rs_backend_from_name(&o->backend, v) != RS_OK) return rs_pipe_bad("--backend '%s': expected auto, cuda or sim", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--bandwidth", &missing))) {
+      if (strcmp(v, "measure") == 0) o->bandwidth = -1;
+      else if (rs_opt_double(&o->bandwidth, v) || !(o->bandwidth > 0))
+        return rs_pipe_bad("--bandwidth '%s': expected GB/s above 0, or 'measure'", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--show", &missing))) {
+      if (rs_opt_int(&o->show, v, 2, 1000000)) return rs_pipe_bad("--show '%s': expected a count from 2", v);
+    } else if (missing) {
+      return rs_pipe_bad("%s needs a value", argv[i]);
+    } else {
+      return rs_pipe_bad("unknown option '%s'", argv[i]);
+    }
+  }
+  return 0;
+}
+
+/* The input is a pattern of 1024 values, so the CPU reference needs 1024 chains only. */
+static double rs_pipe_input(int64_t i) { return (double)(i % 1024) / 1024.0; }
+
+static void rs_pipe_fill(rs_array *a) {
+  int64_t n = rs_array_size(a);
+  if (rs_array_dtype(a) == RS_FLOAT32) {
+    float *p = rs_array_host_data(a);
+    for (int64_t i = 0; i < n; i++) p[i] = (float)rs_pipe_input(i);
+  } else {
+    double *p = rs_array_host_data(a);
+    for (int64_t i = 0; i < n; i++) p[i] = rs_pipe_input(i);
+  }
+}
+
+/* Worst relative error against the CPU loop, in the dtype's own precision. */
+static double rs_pipe_check(const rs_array *a, long kernels) {
+  double expect[1024];
+  int f32 = rs_array_dtype(a) == RS_FLOAT32;
+  for (int j = 0; j < 1024; j++) {
+    float vf = (float)rs_pipe_input(j);
+    double vd = rs_pipe_input(j);
+    for (long k = 0; k < kernels; k++) {
+      vf = vf * (float)RS_PIPE_A + (float)RS_PIPE_C;
+      vd = vd * RS_PIPE_A + RS_PIPE_C;
+    }
+    expect[j] = f32 ? vf : vd;
+  }
+  int64_t n = rs_array_size(a);
+  double worst = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double got = f32 ? ((const float *)rs_array_host_data(a))[i] : ((const double *)rs_array_host_data(a))[i];
+    double e = expect[i % 1024];
+    double err = fabs(got - e) / fabs(e);
+    if (!(err <= worst)) worst = err; /* NaN propagates as the worst */
+  }
+  return worst;
+}
+
+static void rs_pipe_print_sequence(rs_context *ctx, long show) {
+  int64_t count = 0, dropped = 0;
+  if (rs_ledger_count(ctx, &count, &dropped) != RS_OK) return;
+  printf("  %5s  %-6s %-4s %-9s %12s %11s %11s  %s\n", "#", "op", "dir", "kind", "bytes", "device ms", "host ms",
+         "cause");
+  for (int64_t i = 0; i < count; i++) {
+    if (count > show && i == show / 2) {
+      printf("  %5s  ... %lld more operations ...\n", "", (long long)(count - show));
+      i = count - show / 2;
+    }
+    rs_ledger_entry e;
+    if (rs_ledger_entry_at(ctx, i, &e) != RS_OK) return;
+    const char *op = e.kind == RS_ENTRY_COPY ? "copy" : e.kind == RS_ENTRY_KERNEL ? "kernel" : "wait";
+    printf("  %5lld  %-6s %-4s %-9s", (long long)(dropped + i + 1), op,
+           e.kind == RS_ENTRY_COPY ? rs_direction_name(e.dir) : "", e.kind == RS_ENTRY_COPY ? (e.implicit ? "implicit" : "explicit") : "");
+    if (e.kind == RS_ENTRY_COPY)
+      printf(" %12zu", e.bytes);
+    else
+      printf(" %12s", "");
+    if (e.device_ms >= 0)
+      printf(" %11.3f", e.device_ms);
+    else
+      printf(" %11s", "-");
+    printf(" %11.3f  %s", e.host_ms, e.cause);
+    if (e.arg >= 0) printf(" (argument %d)", e.arg);
+    printf("\n");
+  }
+}
+
+typedef struct {
+  double wall_ms;
+  rs_ledger_stats stats;
+  double error;
+} rs_pipe_result;
+
+/* One run of a style. The ledger is reset so it holds exactly this run. */
+static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, rs_array *host, const rs_pipe_opts *o, int implicit) {
+  rs_pipe_fill(host);
+  rs_status st = rs_ledger_reset(ctx);
+  if (st != RS_OK) return st;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if (implicit) {
+    for (long k = 0; st == RS_OK && k < o->kernels; k++) st = rs_launch_builtin_axpb(host, RS_PIPE_A, RS_PIPE_C, NULL);
+  } else {
+    rs_array *dev = NULL;
+    st = rs_to_device(&dev, host, NULL, 0);
+    for (long k = 0; st == RS_OK && k < o->kernels; k++) st = rs_launch_builtin_axpb(dev, RS_PIPE_A, RS_PIPE_C, NULL);
+    if (st == RS_OK) st = rs_copy_to_host_into(host, dev, NULL);
+    if (st == RS_OK) st = rs_stream_synchronize(rs_stream_legacy(ctx));
+    rs_array_release(dev);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (st != RS_OK) return st;
+  r->wall_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  st = rs_ledger_get(ctx, &r->stats);
+  r->error = rs_pipe_check(host, o->kernels);
+  return st;
+}
+
+static int rs_pipe_fail(const char *what) {
+  fprintf(stderr, "resident pipeline: %s: %s\n", what, rs_last_error());
+  return 1;
+}
+
+int rs_cmd_pipeline(int argc, char **argv) {
+  rs_pipe_opts o;
+  int parsed = rs_pipe_parse(&o, argc, argv);
+  if (parsed) return parsed < 0 ? 0 : parsed;
+  rs_context *ctx = NULL;
+  if (rs_context_create(&ctx, o.backend, 0) != RS_OK) return rs_pipe_fail("no context");
+  size_t item = rs_dtype_size(o.dtype);
+  int64_t n = (int64_t)(o.bytes / item);
+  int exit_code = 0;
+  rs_device_props props;
+  if (n == 0) {
+    fprintf(stderr, "resident pipeline: --size %zu bytes holds no %s element\n", o.bytes, rs_dtype_name(o.dtype));
+    rs_context_destroy(ctx);
+    return 2;
+  }
+  if (rs_context_props(ctx, &props) == RS_OK && (size_t)n * item > props.free_memory) {
+    fprintf(stderr, "resident pipeline: --size %zu bytes does not fit in device memory (%zu bytes free on %s)\n",
+            (size_t)n * item, props.free_memory, props.name);
+    rs_context_destroy(ctx);
+    return 2;
+  }
+  rs_array *host = NULL;
+  rs_status st = o.pinned ? rs_pinned_array(&host, ctx, 1, &n, o.dtype, NULL, RS_ORDER_C, 0)
+                          : rs_host_array(&host, ctx, 1, &n, o.dtype, NULL, RS_ORDER_C);
+  if (st != RS_OK) {
+    exit_code = rs_pipe_fail("host array");
+    rs_context_destroy(ctx);
+    return exit_code;
+  }
+  if (o.bandwidth < 0) {
+    double up = 0, down = 0;
+    size_t probe = o.bytes < ((size_t)64 << 20) ? o.bytes : ((size_t)64 << 20);
+    if (rs_measure_bandwidth(&up, ctx, o.pinned ? RS_BW_H2D_PINNED : RS_BW_H2D_PAGEABLE, probe, 5) != RS_OK ||
+        rs_measure_bandwidth(&down, ctx, o.pinned ? RS_BW_D2H_PINNED : RS_BW_D2H_PAGEABLE, probe, 5) != RS_OK) {
+      exit_code = rs_pipe_fail("bandwidth measurement");
+      goto done;
+    }
+    o.bandwidth = 0.5 * (up + down);
+  }
+  printf("resident pipeline: %ld kernel%s a[i] = a[i] * 1.0001 + 1 over %lld %s (%.1f MB), %s host memory\n",
+         o.kernels, o.kernels == 1 ? "" : "s", (long long)n, rs_dtype_name(o.dtype), (double)n * item / 1e6,
+         o.pinned ? "pinned" : "pageable");
+  printf("backend: %s (%s)\n", rs_backend_name(rs_context_backend(ctx)), props.name);
+  /* Warm-up, not shown: first-launch and first-allocation costs are not the pipeline's. */
+  rs_pipe_result warm, res[2];
+  if (rs_pipe_run(&warm, ctx, host, &(rs_pipe_opts){.kernels = 1}, 0) != RS_OK) {
+    exit_code = rs_pipe_fail("warm-up");
+    goto done;
+  }
+  int modes[2] = {o.implicit, o.explicit_};
+  const char *names[2] = {"implicit", "explicit"};
+  for (int m = 0; m < 2; m++) {
+    if (!modes[m]) continue;
+    printf("\n== %s: %s ==\n", names[m],
+           m == 0 ? "the host array is passed to every launch" : "to_device once, launches on the device array, copy_to_host once");
+    if (rs_pipe_run(&res[m], ctx, host, &o, m == 0) != RS_OK) {
+      exit_code = rs_pipe_fail(names[m]);
+      goto done;
+    }
+    rs_pipe_print_sequence(ctx, o.show);
+    printf("\n");
+    rs_ledger_print(stdout, &res[m].stats, res[m].wall_ms, o.bandwidth);
+    double tol = (o.dtype == RS_FLOAT32 ? 2e-7 : 1e-15) * (double)(o.kernels + 1) * 4;
+    int ok = res[m].error <= tol;
+    printf("  result vs CPU loop: %s (worst relative error %.3g, tolerance %.3g)\n", ok ? "OK" : "WRONG",
+           res[m].error, tol);
+    if (!ok) exit_code = 1;
+  }
+  if (o.implicit && o.explicit_) {
+    printf("\n== summary ==\n");
+    for (int m = 0; m < 2; m++)
+      printf("  %-9s %4lld copies %10.1f MB moved %10.3f ms wall\n", names[m], (long long)rs_ledger_copies(&res[m].stats, -1),
+             (double)rs_ledger_bytes(&res[m].stats, -1) / 1e6, res[m].wall_ms);
+    printf("  keeping the data on the device saved %lld copies and %.1f%% of the time\n",
+           (long long)(rs_ledger_copies(&res[0].stats, -1) - rs_ledger_copies(&res[1].stats, -1)),
+           100.0 * (1.0 - res[1].wall_ms / res[0].wall_ms));
+  }
+done:
+  rs_array_release(host);
+  rs_context_destroy(ctx);
+  return exit_code;
+}

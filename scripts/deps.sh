@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install what building and testing resident needs, where it is missing: a C/C++
+# compiler, CMake (>= 3.24), make, and Python 3 with NumPy (test references).
+# The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA
+# backend is built too.
+set -euo pipefail
+
+need_apt=()
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
+command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-pip)
+if command -v cmake >/dev/null 2>&1; then
+  ver=$(cmake --version | head -1 | awk '{print $3}')
+  if [ "$(printf '%s\n3.24\n' "$ver" | sort -V | head -1)" != "3.24" ]; then need_apt+=(cmake); fi
+else
+  need_apt+=(cmake)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "deps: installing ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+  echo "deps: installing numpy"
+  python3 -m pip install -q numpy 2>/dev/null || python3 -m pip install -q --break-system-packages numpy
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "deps: nvcc found in /usr/local/cuda/bin"
+fi

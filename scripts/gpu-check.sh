@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Build and check resident on a GPU machine; run from the repository root.
+#   configure + build (Release, CUDA on) -> ctest -L cuda, -L sim -> compute-sanitizer
+#   memcheck of every test binary on the cuda backend -> bench/transfer -> summary.
+# Logs go to ${OUT:-/tmp/out}. Exit status is non-zero if any step failed; the summary is
+# printed whatever happens, since a half-finished run is still worth reading.
+# Knobs: BUILD_DIR (build-gpu), JOBS (all cores), MEMCHECK_JOBS (4), MEMCHECK_TIMEOUT (300 s
+# per binary), SKIP_MEMCHECK=1, SKIP_BENCH=1.
+set -u -o pipefail
+
+OUT=${OUT:-/tmp/out}
+BUILD=${BUILD_DIR:-build-gpu}
+JOBS=${JOBS:-$(nproc)}
+MEMCHECK_JOBS=${MEMCHECK_JOBS:-4}
+MEMCHECK_TIMEOUT=${MEMCHECK_TIMEOUT:-300}
+mkdir -p "$OUT"
+
+status=0
+declare -a summary=()
+note() { summary+=("$(printf '%-22s %s' "$1" "$2")"); }
+fail() { status=1; note "$1" "FAILED: $2"; }
+
+find_tool() { # name, fallbacks...
+  local name=$1; shift
+  command -v "$name" 2>/dev/null && return 0
+  for p in "$@"; do [ -x "$p" ] && { echo "$p"; return 0; }; done
+  return 1
+}
+
+# shellcheck disable=SC2317  # invoked through the EXIT trap
+print_summary() {
+  {
+    echo
+    echo "================ gpu-check summary ================"
+    printf '%s\n' "${summary[@]}"
+    if [ -s "$OUT/bench-transfer.log" ]; then
+      echo
+      echo "---- bench/transfer ----"
+      cat "$OUT/bench-transfer.log"
+    fi
+    echo
+    echo "logs: $OUT"
+    [ "$status" -eq 0 ] && echo "RESULT: all passed" || echo "RESULT: FAILED"
+  } | tee "$OUT/summary.txt"
+}
+trap print_summary EXIT
+
+# ---- configure and build -------------------------------------------------------------
+cmake_args=(-S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON)
+if nvcc=$(find_tool nvcc /usr/local/cuda/bin/nvcc); then
+  cmake_args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
+fi
+if cmake "${cmake_args[@]}" >"$OUT/configure.log" 2>&1; then
+  note configure ok
+else
+  fail configure "see configure.log"
+  tail -n 30 "$OUT/configure.log"
+  exit 1
+fi
+if cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1; then
+  note build ok
+else
+  fail build "see build.log"
+  grep -E 'error|Error' "$OUT/build.log" | head -n 30
+  exit 1
+fi
+
+# ---- ctest per label -----------------------------------------------------------------
+run_ctest() { # label, parallel jobs
+  local label=$1 log="$OUT/ctest-$1.log"
+  (cd "$BUILD" && ctest --output-on-failure -L "$label" -j "$2") >"$log" 2>&1
+  local rc=$?
+  local line passed failed total skipped
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+  skipped=$(grep -c '(Skipped)' "$log")
+  if [ -n "$line" ]; then
+    failed=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")
+    total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
+    passed=$((total - failed - skipped))
+    local text="$passed passed, $failed failed, $skipped skipped (of $total)"
+    if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ]; then
+      fail "ctest -L $label" "$text"
+    elif [ "$label" = cuda ] && [ "$total" -gt 0 ] && [ "$skipped" -eq "$total" ]; then
+      fail "ctest -L $label" "$text: every test skipped, no GPU answered"
+    else
+      note "ctest -L $label" "$text"
+    fi
+  elif grep -q 'No tests were found' "$log"; then
+    fail "ctest -L $label" "no tests with this label"
+  else
+    fail "ctest -L $label" "ctest exited $rc, see ctest-$label.log"
+  fi
+}
+# The GPU is shared by the cuda tests; a few at a time keeps memory-hungry ones apart.
+run_ctest cuda 4
+run_ctest sim "$JOBS"
+
+# ---- compute-sanitizer memcheck on the cuda backend ------------------------------------
+memcheck_one() { # binary -> writes memcheck-NAME.log and .rc
+  local bin=$1 name
+  name=$(basename "$bin")
+  RESIDENT_BACKEND=cuda RESIDENT_SIM_DEVICE_MEMORY=1GiB timeout "$MEMCHECK_TIMEOUT" \
+    "$sanitizer" --tool memcheck --leak-check full --error-exitcode 1 "$bin" \
+    >"$OUT/memcheck-$name.log" 2>&1
+  echo $? >"$OUT/memcheck-$name.rc"
+}
+
+if [ "${SKIP_MEMCHECK:-0}" = 1 ]; then
+  note memcheck "skipped (SKIP_MEMCHECK=1)"
+elif ! sanitizer=$(find_tool compute-sanitizer /usr/local/cuda/bin/compute-sanitizer \
+    /usr/local/cuda/compute-sanitizer/compute-sanitizer); then
+  fail memcheck "compute-sanitizer not found"
+else
+  mapfile -t tests < <(find "$BUILD/tests" -maxdepth 1 -type f -name 'test_*' -perm -u+x | sort)
+  if [ "${#tests[@]}" -eq 0 ]; then
+    fail memcheck "no test binaries in $BUILD/tests"
+  else
+    running=0
+    for bin in "${tests[@]}"; do
+      memcheck_one "$bin" &
+      running=$((running + 1))
+      if [ "$running" -ge "$MEMCHECK_JOBS" ]; then wait -n; running=$((running - 1)); fi
+    done
+    wait
+    bad=0
+    for bin in "${tests[@]}"; do
+      name=$(basename "$bin")
+      rc=$(cat "$OUT/memcheck-$name.rc" 2>/dev/null || echo 1)
+      errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$OUT/memcheck-$name.log" | tail -n 1 | grep -oE '[0-9]+$')
+      case "$rc" in
+        0) note "  $name" "${errors:-0} memcheck errors" ;;
+        77) note "  $name" "skipped (exit 77: no GPU answered)"; bad=$((bad + 1)); status=1 ;;
+        124 | 137) fail "  $name" "timed out after ${MEMCHECK_TIMEOUT}s"; bad=$((bad + 1)) ;;
+        *) fail "  $name" "${errors:-?} memcheck errors, exit $rc (memcheck-$name.log)"; bad=$((bad + 1)) ;;
+      esac
+    done
+    note memcheck "${#tests[@]} binaries, $bad not clean"
+  fi
+fi
+
+# ---- bench ---------------------------------------------------------------------------
+if [ "${SKIP_BENCH:-0}" = 1 ]; then
+  note bench/transfer "skipped (SKIP_BENCH=1)"
+elif [ -x "$BUILD/bench/transfer" ]; then
+  if "$BUILD/bench/transfer" >"$OUT/bench-transfer.log" 2>&1; then
+    note bench/transfer ok
+  else
+    fail bench/transfer "exit $? (bench-transfer.log)"
+  fi
+else
+  fail bench/transfer "not built ($BUILD/bench/transfer missing)"
+fi
+
+exit "$status"

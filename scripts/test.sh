@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Build resident and run every test on every available backend (the simulator always,
+# CUDA when a GPU answers), then again under AddressSanitizer + UndefinedBehaviorSanitizer
+# on the simulator. Set RESIDENT_SKIP_SANITIZE=1 to skip the second pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+. scripts/env.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$JOBS"
+ctest --test-dir build -j"$JOBS" --output-on-failure
+./build/resident pipeline --size 8MB --kernels 3 >/dev/null
+if [ "${RESIDENT_SKIP_SANITIZE:-0}" != "1" ]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer (simulator) =="
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRESIDENT_SANITIZE=ON -DRESIDENT_CUDA=OFF \
+    -DRESIDENT_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-asan -j"$JOBS"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan -j"$JOBS" --output-on-failure -L sim
+fi

@@ -1,0 +1,32 @@
+/* Internal: the launch path shared by built-in and user kernels - argument staging with
+ * implicit copies (guarded and recorded), the launch itself, and the copy back. */
+#ifndef RS_KERNEL_LAUNCH_H
+#define RS_KERNEL_LAUNCH_H
+
+#include "core/objects.h"
+
+#define RS_MAX_KERNEL_ARRAYS 64
+
+typedef struct rs_launch_args {
+  const char *kernel;                       /* name, for the ledger and messages */
+  int count;
+  rs_array *given[RS_MAX_KERNEL_ARRAYS];    /* as passed by the caller */
+  int read_only[RS_MAX_KERNEL_ARRAYS];      /* never copied back */
+  rs_array *staged[RS_MAX_KERNEL_ARRAYS];   /* device temporaries for host arrays, else NULL */
+  void *stream;                             /* resolved backend stream */
+  rs_stream *stream_handle;
+  rs_context *ctx;
+} rs_launch_args;
+
+/* Check the arrays and copy host arrays in (implicit copies). On failure nothing was
+ * copied that is not undone and no temporary is left. */
+rs_status rs_launch_stage_in(rs_launch_args *la);
+
+/* The device-usable address of argument i (its temporary if it was staged). */
+void *rs_launch_arg_ptr(const rs_launch_args *la, int i);
+
+/* Copy writable staged arguments back (implicit copies) and free the temporaries. The
+ * status of the kernel is passed in: when it failed, nothing is copied back. */
+rs_status rs_launch_stage_out(rs_launch_args *la, rs_status kernel_status);
+
+#endif
