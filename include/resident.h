@@ -63,6 +63,9 @@
  *                             direction "h2d=disallow,d2h=log"
  *   RESIDENT_LEDGER_TIMING    1 | 0                        device timing of copies/kernels
  *   RESIDENT_LEDGER_ENTRIES   count (default 65536)        entries kept in the ledger log
+ *   RESIDENT_CACHE_DIR        directory | off              compiled user kernels (default
+ *                                                           $XDG_CACHE_HOME/resident or
+ *                                                           ~/.cache/resident)
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H

@@ -14,6 +14,10 @@ JOBS=${JOBS:-$(nproc)}
 MEMCHECK_JOBS=${MEMCHECK_JOBS:-4}
 MEMCHECK_TIMEOUT=${MEMCHECK_TIMEOUT:-300}
 mkdir -p "$OUT"
+# A reused OUT must not show an older run's results.
+rm -f "$OUT"/configure.log "$OUT"/build.log "$OUT"/ctest-*.log "$OUT"/memcheck-*.log \
+  "$OUT"/bench-transfer.log "$OUT"/summary.txt
+RC_DIR=$(mktemp -d)
 
 status=0
 declare -a summary=()
@@ -43,7 +47,7 @@ print_summary() {
     [ "$status" -eq 0 ] && echo "RESULT: all passed" || echo "RESULT: FAILED"
   } | tee "$OUT/summary.txt"
 }
-trap print_summary EXIT
+trap 'print_summary; rm -rf "$RC_DIR"' EXIT
 
 # ---- configure and build -------------------------------------------------------------
 cmake_args=(-S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON)
@@ -102,7 +106,7 @@ memcheck_one() { # binary -> writes memcheck-NAME.log and .rc
   RESIDENT_BACKEND=cuda RESIDENT_SIM_DEVICE_MEMORY=1GiB timeout "$MEMCHECK_TIMEOUT" \
     "$sanitizer" --tool memcheck --leak-check full --error-exitcode 1 "$bin" \
     >"$OUT/memcheck-$name.log" 2>&1
-  echo $? >"$OUT/memcheck-$name.rc"
+  echo $? >"$RC_DIR/$name.rc"
 }
 
 if [ "${SKIP_MEMCHECK:-0}" = 1 ]; then
@@ -122,19 +126,25 @@ else
       if [ "$running" -ge "$MEMCHECK_JOBS" ]; then wait -n; running=$((running - 1)); fi
     done
     wait
-    bad=0
+    clean=0 dirty=0 other=0
     for bin in "${tests[@]}"; do
       name=$(basename "$bin")
-      rc=$(cat "$OUT/memcheck-$name.rc" 2>/dev/null || echo 1)
+      rc=$(cat "$RC_DIR/$name.rc" 2>/dev/null || echo 1)
       errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$OUT/memcheck-$name.log" | tail -n 1 | grep -oE '[0-9]+$')
-      case "$rc" in
-        0) note "  $name" "${errors:-0} memcheck errors" ;;
-        77) note "  $name" "skipped (exit 77: no GPU answered)"; bad=$((bad + 1)); status=1 ;;
-        124 | 137) fail "  $name" "timed out after ${MEMCHECK_TIMEOUT}s"; bad=$((bad + 1)) ;;
-        *) fail "  $name" "${errors:-?} memcheck errors, exit $rc (memcheck-$name.log)"; bad=$((bad + 1)) ;;
-      esac
+      if [ "$rc" -eq 0 ] && [ "${errors:-0}" -eq 0 ]; then
+        clean=$((clean + 1)); note "  $name" "0 memcheck errors"
+      elif [ -n "$errors" ] && [ "$errors" -gt 0 ]; then
+        dirty=$((dirty + 1)); fail "  $name" "$errors memcheck errors (memcheck-$name.log)"
+      else
+        other=$((other + 1))
+        case "$rc" in
+          77) fail "  $name" "skipped (exit 77: no GPU answered)" ;;
+          124 | 137) fail "  $name" "timed out after ${MEMCHECK_TIMEOUT}s" ;;
+          *) fail "  $name" "test failed under memcheck, exit $rc (memcheck-$name.log)" ;;
+        esac
+      fi
     done
-    note memcheck "${#tests[@]} binaries, $bad not clean"
+    note memcheck "${#tests[@]} binaries: $clean clean, $dirty with errors, $other failed/skipped/timed out"
   fi
 fi
 

@@ -40,7 +40,8 @@ size_t rs_dtype_size(rs_dtype dtype);
 /* NumPy's name ("float32"); "invalid" for a value that is not a dtype. Thread-safe. */
 const char *rs_dtype_name(rs_dtype dtype);
 
-/* Parse NumPy's name (also "f4", "f8", "i4", "i8", "float", "double", "int").
+/* Parse NumPy's name (also "f4", "f8", "i4", "i8", "double", and "float" / "int" with
+ * NumPy's meaning: float64 / int64).
  * RS_ERR_DTYPE with a message for an unknown word. Thread-safe. */
 rs_status rs_dtype_from_name(rs_dtype *out, const char *name);
 

@@ -9,8 +9,8 @@
  * arguments are never copied back. A launch with implicit copies returns only after the
  * copy back, so the host array holds the result.
  *
- * Built-in kernels are part of the library and run on every backend. (User kernels in
- * CUDA C come with the kernel layer.)
+ * Built-in kernels are part of the library and run on every backend. User kernels are
+ * CUDA C source compiled at run time: see "USER KERNELS" below.
  *
  * Thread safety: launches are thread-safe; concurrent launches on the same array race as
  * they would on a GPU.
@@ -19,6 +19,7 @@
 #define RESIDENT_KERNEL_H
 
 #include "resident/array.h"
+#include "resident/stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,317 @@ rs_status rs_launch_builtin_axpb(rs_array *x, double a, double c, rs_stream *str
 /* Keep the stream busy for ms milliseconds of device time: a known delay for tests,
  * demos and timing checks. ms must be in [0, 60000]. */
 rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream);
+
+/* ==== USER KERNELS ======================================================================
+ *
+ * Numba's `@cuda.jit` + `kernel[grid, block, stream, shared_bytes](args)` for C: a kernel
+ * is CUDA C source (a string or a file) and the name of one __global__ function in it.
+ *
+ *   static const char *src =
+ *       "extern \"C\" __global__ void add(const float *a, const float *b, float *c,\n"
+ *       "                                 long long n) {\n"
+ *       "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+ *       "  if (i < n) c[i] = a[i] + b[i];\n"
+ *       "}\n";
+ *   rs_kernel *k;
+ *   CHECK(rs_kernel_create(&k, ctx, src, "add", NULL));
+ *   rs_launch_config cfg = {.elements = n};   // grid and block computed: never a silent 1x1
+ *   CHECK(rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(a), rs_arg_array(b),
+ *                                           rs_arg_array(c), rs_arg_i64(n))));
+ *   rs_kernel_destroy(k);
+ *
+ * COMPILING. On the CUDA backend the source goes through NVRTC for the device's own
+ * architecture (sm_XY) and is loaded with the runtime's library API; on the simulator
+ * it goes through the host C++ compiler (c++, g++ or clang++ on PATH) with a shim
+ * header, so the same file runs without a GPU. Options are NVRTC's ("-DN=4",
+ * "--use_fast_math", "-lineinfo", "-std=c++17"); the simulator honours -D, -U, -I and
+ * -std and ignores the others. Include paths are searched for `#include "..."`;
+ * `#include <resident_device.h>` always works (the descriptor struct and helper macros,
+ * see resident_device.h). A kernel declared without extern "C" is found by its C++
+ * name; a template kernel is named with its arguments ("scale<float>").
+ *
+ * CACHE. Compiled code is kept in memory (process-wide) and on disk under
+ * RESIDENT_CACHE_DIR (default $XDG_CACHE_HOME/resident, else ~/.cache/resident; "off"
+ * disables it), keyed by the source, the contents of the user headers it includes,
+ * the options, the function name, the device architecture (or host compiler) and the
+ * library version. A second create of the same kernel does not compile
+ * (rs_kernel_info.origin says where the code came from; rs_kernel_cache_get_stats
+ * counts). A cache that cannot be read or written is skipped, never an error.
+ *
+ * ARGUMENTS are checked against the parameter list parsed from the source: their
+ * number, and kind by kind -
+ *   `T *p` (pointer)            rs_arg_array(a): the address of a's element 0. a must be
+ *                               contiguous (C or F order); pass views as descriptors.
+ *   `const T *p`                the same, and a is READ-ONLY: a host array behind it is
+ *                               copied in but never copied back.
+ *   `rs_device_array d`         rs_arg_desc(a): pointer, ndim, shape and byte strides by
+ *   `rs_device_const_array d`   value (resident_device.h); the const one is read-only.
+ *   any other type (scalar)     rs_arg_i32(n), rs_arg_f64(x), ... or rs_arg_scalar(dtype,
+ *                               &value): a scalar of every dtype. The dtype must match a
+ *                               known C type in size and family (int, unsigned, float,
+ *                               complex, bool): `int n` takes int32 or uint32, not int64.
+ * A mismatch is RS_ERR_LAUNCH naming the parameter, its declaration and what was passed.
+ * Pointer parameters must be spelled with `*` (a typedef'd pointer reads as a scalar).
+ *
+ * IMPLICIT COPIES (the launch model at the top of this header): DEVICE, MANAGED and
+ * MAPPED arrays are passed as they are. HOST and PINNED arrays are copied to a device
+ * temporary before the launch and back after it - each copy recorded as implicit by the
+ * ledger and subject to the guard - except arrays bound to a `const T *` or
+ * rs_device_const_array parameter, which are never copied back. Such a launch returns
+ * only after the copy back.
+ *
+ * LAUNCH CONFIGURATION. grid and block have 1 to 3 dimensions (unused ones 0 or 1).
+ * block[0] = 0 takes the block size from the occupancy API (the largest block with the
+ * best occupancy, smaller when that leaves multiprocessors without a block); grid[0] = 0
+ * takes enough blocks of that size to cover cfg.elements, one element per thread (also
+ * right for grid-stride loops). A launch whose threads would leave most of the device idle
+ * over a large array (1 block of 1 thread over millions of elements) is reported once per
+ * kernel through the log (rs_set_log_handler); the elements it checks are cfg.elements,
+ * else the size of the largest array argument.
+ *
+ * MEMORY SPACES. `__shared__ float tile[256];` is static shared memory, one copy per
+ * block. Dynamic shared memory (cfg.shared_bytes) is declared `extern __shared__`; EVERY
+ * such declaration in a kernel names the SAME bytes - they alias one another - so carve
+ * disjoint views out of one base yourself, keeping each view aligned for its type:
+ *
+ *   extern "C" __global__ void two_tiles(const float *x, const int *y, int n) {
+ *     extern __shared__ unsigned char smem[];        // cfg.shared_bytes in all
+ *     float *fs = (float *)smem;                      // bytes [0, 4n)
+ *     int *is = (int *)(smem + ((n * sizeof(float) + 15) & ~(size_t)15)); // after it
+ *     // NOT: extern __shared__ float fs[]; extern __shared__ int is[];  - same address
+ *     ...
+ *   }
+ *   cfg.shared_bytes = ((n * 4 + 15) & ~15) + n * 4;
+ *
+ * Local arrays (`float acc[16];` inside the kernel) are per thread. `__constant__`
+ * variables are filled from an array with rs_kernel_set_constant before the launch.
+ *
+ * SIMULATOR. One fiber per GPU thread; __syncthreads() is a barrier between the fibers
+ * of a block; __shared__ storage is per block; blocks run in parallel on the host cores;
+ * atomics (add, sub, min, max, exch, CAS, and, or, xor, inc, dec) are host atomics;
+ * printf prints at once. A block whose threads do not all reach the same __syncthreads()
+ * (a barrier inside a divergent if) stops with RS_ERR_KERNEL_FAULT naming the kernel, the
+ * block and the threads; the context stays usable. Warp-level intrinsics (__shfl_sync,
+ * __ballot_sync, ...) and textures are compile errors naming them. Pointers read from
+ * device memory (arrays of pointers) are not translated and fault.
+ *
+ * ERRORS AND FAULTS. Launches are asynchronous. A bad configuration or argument fails
+ * the launch call itself (RS_ERR_LAUNCH, nothing launched, nothing copied). A kernel that
+ * faults reports RS_ERR_KERNEL_FAULT at the next synchronization: on CUDA from every
+ * synchronizing call (rs_stream_synchronize, ...) and the message says the CUDA context
+ * is no longer usable (the process must restart its GPU work); on the simulator from the
+ * next rs_kernel_synchronize or launch of that kernel, and the context stays usable.
+ * RS_LAUNCH_SYNC makes a launch wait and report its own fault (for debugging).
+ *
+ * Thread safety: create, destroy and every query are thread-safe for different kernels;
+ * launches of one kernel from several threads are safe. Destroying a kernel while another
+ * thread launches it, or while its launches still run, is undefined: synchronize first.
+ */
+
+typedef struct rs_kernel rs_kernel;
+
+/* Flags of rs_kernel_options. */
+#define RS_KERNEL_NO_CACHE 0x1u /* neither read nor write the memory and disk caches */
+
+typedef struct rs_kernel_options {
+  int noptions;
+  const char *const *options;       /* compiler options, noptions of them */
+  int ninclude_paths;
+  const char *const *include_paths; /* directories for #include "...", in order */
+  unsigned flags;                   /* RS_KERNEL_NO_CACHE */
+} rs_kernel_options;
+
+/* Compile (or fetch from the cache) `name` from `source` and load it for ctx's device.
+ * opts may be NULL. Errors: RS_ERR_COMPILE with the start of the compiler's log in the
+ * message (the whole log: rs_kernel_last_log), RS_ERR_NOT_FOUND if the source has no
+ * __global__ function `name`, RS_ERR_UNSUPPORTED if no compiler is available. The caller
+ * owns *out (rs_kernel_destroy). Thread-safe. */
+rs_status rs_kernel_create(rs_kernel **out, rs_context *ctx, const char *source, const char *name,
+                           const rs_kernel_options *opts);
+
+/* The same from a file; its directory is searched first for #include "...". */
+rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const char *path,
+                                     const char *name, const rs_kernel_options *opts);
+
+/* Unload and free. NULL is ignored. Does not touch the context, so it may also come after
+ * rs_context_destroy. Its launches must have finished (see thread safety above). */
+void rs_kernel_destroy(rs_kernel *k);
+
+/* The whole compiler log of this thread's last rs_kernel_create* (errors and warnings;
+ * "" if none). Valid until this thread's next create. Thread-safe. */
+const char *rs_kernel_last_log(void);
+
+/* The text of resident_device.h as the library gives it to the compilers. */
+const char *rs_kernel_device_header(void);
+
+/* ---- arguments ------------------------------------------------------------------------ */
+
+typedef enum rs_arg_kind {
+  RS_ARG_NONE = 0,  /* not a valid argument (rs_arg_scalar with a bad dtype) */
+  RS_ARG_ARRAY = 1, /* a pointer to element 0 */
+  RS_ARG_DESC = 2,  /* an rs_device_array / rs_device_const_array by value */
+  RS_ARG_SCALAR = 3
+} rs_arg_kind;
+
+typedef struct rs_arg {
+  rs_arg_kind kind;
+  rs_dtype dtype;   /* scalars */
+  rs_array *array;  /* arrays */
+  union {
+    signed char i8;
+    short i16;
+    int i32;
+    long long i64;
+    unsigned char u8;
+    unsigned short u16;
+    unsigned u32;
+    unsigned long long u64;
+    float f32;
+    double f64;
+    float c64[2];
+    double c128[2];
+    unsigned char bytes[16];
+  } value;
+} rs_arg;
+
+static inline rs_arg rs_arg_array(rs_array *a) {
+  rs_arg r = {RS_ARG_ARRAY, RS_DTYPE_COUNT, a, {0}};
+  return r;
+}
+static inline rs_arg rs_arg_desc(rs_array *a) {
+  rs_arg r = {RS_ARG_DESC, RS_DTYPE_COUNT, a, {0}};
+  return r;
+}
+#define RS_ARG_SCALAR_FN_(fname, dt, ctype, field) \
+  static inline rs_arg fname(ctype v) {            \
+    rs_arg r = {RS_ARG_SCALAR, dt, 0, {0}};        \
+    r.value.field = v;                             \
+    return r;                                      \
+  }
+RS_ARG_SCALAR_FN_(rs_arg_bool, RS_BOOL, unsigned char, u8)
+RS_ARG_SCALAR_FN_(rs_arg_i8, RS_INT8, signed char, i8)
+RS_ARG_SCALAR_FN_(rs_arg_i16, RS_INT16, short, i16)
+RS_ARG_SCALAR_FN_(rs_arg_i32, RS_INT32, int, i32)
+RS_ARG_SCALAR_FN_(rs_arg_i64, RS_INT64, long long, i64)
+RS_ARG_SCALAR_FN_(rs_arg_u8, RS_UINT8, unsigned char, u8)
+RS_ARG_SCALAR_FN_(rs_arg_u16, RS_UINT16, unsigned short, u16)
+RS_ARG_SCALAR_FN_(rs_arg_u32, RS_UINT32, unsigned, u32)
+RS_ARG_SCALAR_FN_(rs_arg_u64, RS_UINT64, unsigned long long, u64)
+RS_ARG_SCALAR_FN_(rs_arg_f16_bits, RS_FLOAT16, unsigned short, u16) /* IEEE half, as bits */
+RS_ARG_SCALAR_FN_(rs_arg_f32, RS_FLOAT32, float, f32)
+RS_ARG_SCALAR_FN_(rs_arg_f64, RS_FLOAT64, double, f64)
+#undef RS_ARG_SCALAR_FN_
+static inline rs_arg rs_arg_c64(float re, float im) {
+  rs_arg r = {RS_ARG_SCALAR, RS_COMPLEX64, 0, {0}};
+  r.value.c64[0] = re;
+  r.value.c64[1] = im;
+  return r;
+}
+static inline rs_arg rs_arg_c128(double re, double im) {
+  rs_arg r = {RS_ARG_SCALAR, RS_COMPLEX128, 0, {0}};
+  r.value.c128[0] = re;
+  r.value.c128[1] = im;
+  return r;
+}
+/* A scalar of any dtype from its bytes (rs_dtype_size(dtype) of them). An invalid dtype
+ * or a NULL value gives an argument the launch rejects. */
+rs_arg rs_arg_scalar(rs_dtype dtype, const void *value);
+
+/* The count and the array of an argument list, for rs_kernel_launch's last two
+ * parameters: rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(n))). */
+#define RS_ARGS(...) \
+  (int)(sizeof((rs_arg[]){__VA_ARGS__}) / sizeof(rs_arg)), (const rs_arg[]){__VA_ARGS__}
+
+/* ---- launching ------------------------------------------------------------------------ */
+
+/* Flags of rs_launch_config. */
+#define RS_LAUNCH_SYNC 0x1u /* wait for the kernel and return its fault, if any */
+
+typedef struct rs_launch_config {
+  unsigned grid[3];    /* blocks per dimension; grid[0] = 0: cover `elements` */
+  unsigned block[3];   /* threads per dimension; block[0] = 0: from occupancy */
+  size_t shared_bytes; /* dynamic shared memory per block */
+  rs_stream *stream;   /* NULL = the context's default stream */
+  int64_t elements;    /* what the launch covers (sizes a computed grid; the idle check) */
+  unsigned flags;      /* RS_LAUNCH_SYNC */
+} rs_launch_config;
+
+/* Launch k over cfg with nargs arguments (asynchronous, see the launch model). Errors
+ * before anything is queued: RS_ERR_LAUNCH (argument mismatch, block over the kernel's
+ * limit, shared memory over the device's, grid[0] = 0 with no elements),
+ * RS_ERR_DESTROYED (a destroyed stream), RS_ERR_TRANSFER_REFUSED (the guard). A fault of
+ * an earlier launch of k that was not yet reported is returned first (see above).
+ * Thread-safe. */
+rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs, const rs_arg *args);
+
+/* The grid and block a launch with cfg would use (zeros filled in), without launching.
+ * Thread-safe. */
+rs_status rs_kernel_resolve_config(const rs_kernel *k, const rs_launch_config *cfg,
+                                   rs_launch_config *out);
+
+/* Wait for the work queued on stream (NULL = default) and return the first fault of k's
+ * launches, or the stream's own error. Thread-safe. */
+rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream);
+
+/* Fill the __constant__ (or __device__) variable `symbol` of k's module from src, a host
+ * or device array with at most the variable's bytes (contiguous or not), as an EXPLICIT
+ * copy on stream through the ledger and the guard. Launches queued after it on the same
+ * stream see the new value. RS_ERR_NOT_FOUND for an unknown symbol, RS_ERR_SHAPE if src
+ * is larger. Thread-safe; a launch that is still running may see the old or new value. */
+rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src,
+                                 rs_stream *stream);
+
+/* ---- introspection -------------------------------------------------------------------- */
+
+typedef enum rs_kernel_origin {
+  RS_KERNEL_COMPILED = 0,     /* compiled by this create */
+  RS_KERNEL_MEMORY_CACHE = 1, /* found in this process's cache */
+  RS_KERNEL_DISK_CACHE = 2    /* read from RESIDENT_CACHE_DIR */
+} rs_kernel_origin;
+
+typedef enum rs_param_kind {
+  RS_PARAM_SCALAR = 0,
+  RS_PARAM_POINTER = 1,
+  RS_PARAM_DESCRIPTOR = 2
+} rs_param_kind;
+
+typedef struct rs_kernel_param {
+  char name[64];   /* as declared ("" if unnamed) */
+  char type[128];  /* the declaration without the name ("const float *") */
+  rs_param_kind kind;
+  int read_only;   /* const T * or rs_device_const_array: never copied back */
+  size_t size;     /* bytes in the compiled kernel's parameter list */
+} rs_kernel_param;
+
+typedef struct rs_kernel_info {
+  char name[128];
+  int nparams;
+  int max_threads_per_block;      /* the kernel's own limit on this device */
+  size_t static_shared_bytes;     /* __shared__ variables */
+  size_t max_dynamic_shared_bytes; /* the most cfg.shared_bytes may be */
+  int registers;                  /* per thread; 0 on the simulator */
+  int uses_barrier;               /* the source calls __syncthreads() */
+  rs_kernel_origin origin;
+  double create_ms;               /* time rs_kernel_create took */
+  int64_t launches;               /* launches queued so far */
+  int64_t idle_launches;          /* launches flagged as leaving the device idle */
+} rs_kernel_info;
+
+rs_status rs_kernel_get_info(const rs_kernel *k, rs_kernel_info *out);
+rs_status rs_kernel_get_param(const rs_kernel *k, int index, rs_kernel_param *out);
+
+typedef struct rs_kernel_cache_stats {
+  int64_t compiles;     /* kernels compiled */
+  int64_t memory_hits;  /* creates served from the process's memory cache */
+  int64_t disk_hits;    /* creates served from RESIDENT_CACHE_DIR */
+  int64_t disk_writes;  /* compiled kernels written to RESIDENT_CACHE_DIR */
+} rs_kernel_cache_stats;
+
+/* Process-wide counters since the start. Thread-safe. */
+rs_status rs_kernel_cache_get_stats(rs_kernel_cache_stats *out);
+
+/* Forget the memory cache (the disk cache stays). Thread-safe. */
+void rs_kernel_cache_clear(void);
 
 #ifdef __cplusplus
 }

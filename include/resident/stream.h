@@ -32,7 +32,7 @@ rs_status rs_stream_create(rs_stream **out, rs_context *ctx, unsigned flags);
 
 /* The context's built-in streams. They belong to the context: never destroy them
  * (rs_stream_destroy on them is RS_ERR_INVALID_ARGUMENT). */
-rs_stream *rs_stream_legacy(rs_context *ctx);      /* legacy default stream (= NULL) */
+rs_stream *rs_stream_legacy(rs_context *ctx);      /* legacy default stream (what NULL means) */
 rs_stream *rs_stream_per_thread(rs_context *ctx);  /* the calling thread's default stream */
 
 /* Wrap an external stream handle (a cudaStream_t on the CUDA backend; on the simulator,
@@ -43,7 +43,8 @@ rs_status rs_stream_wrap(rs_stream **out, rs_context *ctx, void *native_handle);
 /* The backend's handle (cudaStream_t on CUDA). NULL means the legacy default stream. */
 void *rs_stream_native(rs_stream *s);
 
-/* Destroy a stream: work already queued still completes. */
+/* Destroy a stream: work already queued still completes (the simulator waits for it here;
+ * CUDA returns at once and finishes it in the background). */
 rs_status rs_stream_destroy(rs_stream *s);
 
 /* Block the host until all work queued on s has finished. */

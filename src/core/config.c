@@ -1,5 +1,6 @@
 /* The one place environment variables are read. */
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -35,6 +36,28 @@ rs_status rs_parse_bytes(size_t *out, const char *text) {
   }
   return rs_fail(RS_ERR_PARSE, "size '%s': unknown unit '%s' (use B, KB, MB, GB, KiB, MiB, GiB)",
                  text, end);
+}
+
+/* RESIDENT_CACHE_DIR, else $XDG_CACHE_HOME/resident, else $HOME/.cache/resident; "off"
+ * (or no HOME at all) leaves it empty: kernels are then cached in memory only. */
+static rs_status rs_config_cache_dir(rs_config *cfg) {
+  const size_t cap = sizeof cfg->cache_dir;
+  const char *v = getenv("RESIDENT_CACHE_DIR");
+  int n = 0;
+  if (v && *v) {
+    if (strcmp(v, "off") == 0) return RS_OK;
+    n = snprintf(cfg->cache_dir, cap, "%s", v);
+  } else if ((v = getenv("XDG_CACHE_HOME")) && v[0] == '/') {
+    n = snprintf(cfg->cache_dir, cap, "%s/resident", v);
+  } else if ((v = getenv("HOME")) && *v) {
+    n = snprintf(cfg->cache_dir, cap, "%s/.cache/resident", v);
+  }
+  if (n < 0 || (size_t)n >= cap) {
+    cfg->cache_dir[0] = '\0';
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "RESIDENT_CACHE_DIR: the path is longer than %zu bytes",
+                   cap - 1);
+  }
+  return RS_OK;
 }
 
 rs_status rs_config_from_env(rs_config *cfg) {
@@ -75,6 +98,7 @@ rs_status rs_config_from_env(rs_config *cfg) {
       return rs_fail(RS_ERR_PARSE, "RESIDENT_LEDGER_ENTRIES='%s': expected a count from 1 to 67108864", v);
     cfg->ledger_entries = n;
   }
+  RS_TRY(rs_config_cache_dir(cfg));
   v = getenv("RESIDENT_TRANSFER_GUARD");
   if (v && *v) {
     rs_status st = rs_guard_parse(cfg->guard, v);

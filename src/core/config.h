@@ -15,6 +15,7 @@ typedef struct rs_config {
   rs_guard_mode guard[RS_DIRECTIONS]; /* RESIDENT_TRANSFER_GUARD */
   int ledger_timing;           /* RESIDENT_LEDGER_TIMING: 0 or 1 (default 1) */
   int64_t ledger_entries;      /* RESIDENT_LEDGER_ENTRIES: entries kept in the log (default 65536) */
+  char cache_dir[1024];        /* RESIDENT_CACHE_DIR: compiled kernels ("" = no disk cache) */
 } rs_config;
 
 /* Fill cfg from the environment. An unparsable value is an error naming the variable

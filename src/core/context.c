@@ -169,7 +169,14 @@ int rs_context_device(const rs_context *ctx) { return ctx ? ctx->device : -1; }
 
 rs_status rs_context_props(const rs_context *ctx, rs_device_props *out) {
   if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_props: NULL argument");
-  return ctx->vt->device_props(ctx->device, out);
+  RS_TRY(ctx->vt->device_props(ctx->device, out));
+  /* The context knows its own memory better than a context-free query. */
+  size_t free_bytes = 0, total_bytes = 0;
+  if (ctx->vt->mem_info(ctx->be, &free_bytes, &total_bytes) == RS_OK) {
+    out->free_memory = free_bytes;
+    out->total_memory = total_bytes;
+  }
+  return RS_OK;
 }
 
 rs_status rs_context_synchronize(rs_context *ctx) {

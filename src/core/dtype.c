@@ -27,7 +27,7 @@ static const struct {
     {"?", RS_BOOL},       {"b1", RS_BOOL},      {"i1", RS_INT8},       {"i2", RS_INT16},
     {"i4", RS_INT32},     {"i8", RS_INT64},     {"u1", RS_UINT8},      {"u2", RS_UINT16},
     {"u4", RS_UINT32},    {"u8", RS_UINT64},    {"f2", RS_FLOAT16},    {"half", RS_FLOAT16},
-    {"f4", RS_FLOAT32},   {"float", RS_FLOAT32}, {"f8", RS_FLOAT64},   {"double", RS_FLOAT64},
+    {"f4", RS_FLOAT32},   {"float", RS_FLOAT64}, {"f8", RS_FLOAT64},   {"double", RS_FLOAT64},
     {"c8", RS_COMPLEX64}, {"c16", RS_COMPLEX128}, {"int", RS_INT64},
 };
 

@@ -28,7 +28,7 @@ static rs_status rs_reshape_target(int64_t *shape, const rs_array *a, int ndim,
                      rs_layout_shape_str(to, sizeof to, ndim, requested));
     }
   }
-  memcpy(shape, requested, (size_t)ndim * sizeof *shape);
+  if (ndim > 0) memcpy(shape, requested, (size_t)ndim * sizeof *shape);
   if (unknown >= 0) {
     if (known == 0 || total % known != 0)
       return rs_fail(RS_ERR_SHAPE, "reshape %s->%s: %lld elements cannot be split that way",

@@ -1,0 +1,79 @@
+/* Per-context state of the CUDA backend and its vtable. */
+#include <stdlib.h>
+#include "backend/cuda/cuda_internal.h"
+
+static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
+  (void)cfg; /* nothing in the configuration concerns the CUDA backend yet */
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) return rs_cuda_fail(err, "open: cudaGetDeviceCount");
+  if (device < 0 || device >= count)
+    return rs_fail(count ? RS_ERR_INVALID_ARGUMENT : RS_ERR_NO_DEVICE,
+                   "open: CUDA device %d does not exist (%d device%s)", device, count,
+                   count == 1 ? "" : "s");
+  /* Creating the primary context here makes a device that refuses contexts (exclusive
+   * mode, broken driver) fail at open, not at the first allocation. */
+  RS_CUDA_CALL(cudaSetDevice(device), "open: cudaSetDevice(%d)", device);
+  RS_CUDA_CALL(cudaFree(NULL), "open: cudaFree(NULL) creating the context on device %d", device);
+  int sms = 0;
+  RS_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+               "open: cudaDeviceGetAttribute(multiprocessor count, device %d)", device);
+  rs_backend *b = calloc(1, sizeof *b);
+  if (!b) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "open: %zu bytes of backend state", sizeof *b);
+  b->device = device;
+  b->multiprocessors = sms > 0 ? sms : 1;
+  *out = b;
+  return RS_OK;
+}
+
+/* The primary context is shared with every other user of the device in the process
+ * (other resident contexts, the application's own CUDA code): it is not reset here. */
+static void cuda_close(rs_backend *b) { free(b); }
+
+static rs_status cuda_mem_info(rs_backend *b, size_t *free_bytes, size_t *total_bytes) {
+  RS_CUDA_ENTER(b);
+  RS_CUDA_CALL(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo(device %d)", b->device);
+  return RS_OK;
+}
+
+static rs_status cuda_synchronize(rs_backend *b) {
+  RS_CUDA_ENTER(b);
+  RS_CUDA_CALL(cudaDeviceSynchronize(), "cudaDeviceSynchronize(device %d)", b->device);
+  return RS_OK;
+}
+
+const rs_backend_vtable rs_backend_cuda = {
+    .name = "cuda",
+    .kind = RS_BACKEND_CUDA,
+    .device_count = rs_cuda_device_count,
+    .device_props = rs_cuda_device_props,
+    .open = cuda_open,
+    .close = cuda_close,
+    .mem_info = cuda_mem_info,
+    .synchronize = cuda_synchronize,
+    .device_alloc = rs_cuda_device_alloc,
+    .device_free = rs_cuda_device_free,
+    .host_alloc = rs_cuda_host_alloc,
+    .host_free = rs_cuda_host_free,
+    .host_register = rs_cuda_host_register,
+    .host_unregister = rs_cuda_host_unregister,
+    .host_device_pointer = rs_cuda_host_device_pointer,
+    .managed_alloc = rs_cuda_managed_alloc,
+    .managed_free = rs_cuda_managed_free,
+    .copy_async = rs_cuda_copy_async,
+    .copy_strided_async = rs_cuda_copy_strided_async,
+    .memset_async = rs_cuda_memset_async,
+    .stream_create = rs_cuda_stream_create,
+    .stream_destroy = rs_cuda_stream_destroy,
+    .stream_per_thread = rs_cuda_stream_per_thread,
+    .stream_synchronize = rs_cuda_stream_synchronize,
+    .stream_query = rs_cuda_stream_query,
+    .stream_wait_event = rs_cuda_stream_wait_event,
+    .stream_callback = rs_cuda_stream_callback,
+    .event_create = rs_cuda_event_create,
+    .event_destroy = rs_cuda_event_destroy,
+    .event_record = rs_cuda_event_record,
+    .event_synchronize = rs_cuda_event_synchronize,
+    .event_query = rs_cuda_event_query,
+    .event_elapsed_ms = rs_cuda_event_elapsed_ms,
+};

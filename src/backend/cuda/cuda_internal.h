@@ -1,0 +1,82 @@
+/* Private to the CUDA backend: per-context state and the error helpers.
+ * Included by the .c files and by the .cu kernels, so it stays C and C++ clean. */
+#ifndef RS_BACKEND_CUDA_INTERNAL_H
+#define RS_BACKEND_CUDA_INTERNAL_H
+
+#include <cuda_runtime_api.h>
+#include "backend/backend.h"
+#include "core/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rs_backend {
+  int device;
+  int multiprocessors; /* sizes the grids of library kernels */
+};
+
+/* The rs_status a CUDA error stands for. */
+rs_status rs_cuda_status(cudaError_t err);
+
+/* 1 for the errors after which the CUDA context is corrupt and every later call fails. */
+int rs_cuda_is_sticky(cudaError_t err);
+
+/* Set the message "<call>: <cudaGetErrorName>: <cudaGetErrorString>" (call formatted from
+ * fmt) and return the mapped status. Clears the thread's pending non-sticky CUDA error, so
+ * an error reported once is not picked up again by a later cudaGetLastError. */
+rs_status rs_cuda_fail(cudaError_t err, const char *fmt, ...) RS_PRINTF(2, 3);
+
+/* Make b's device current on this thread: contexts of several devices may share a thread
+ * and one context may be used from several threads, so it is done on every entry. */
+rs_status rs_cuda_enter(const rs_backend *b);
+
+/* The vtable's entries, one file per concern. */
+rs_status rs_cuda_device_count(int *out);
+rs_status rs_cuda_device_props(int device, rs_device_props *out);
+
+rs_status rs_cuda_device_alloc(rs_backend *b, size_t bytes, void **out);
+rs_status rs_cuda_device_free(rs_backend *b, void *ptr);
+rs_status rs_cuda_host_alloc(rs_backend *b, size_t bytes, unsigned flags, void **out);
+rs_status rs_cuda_host_free(rs_backend *b, void *ptr);
+rs_status rs_cuda_host_register(rs_backend *b, void *ptr, size_t bytes, unsigned flags);
+rs_status rs_cuda_host_unregister(rs_backend *b, void *ptr);
+rs_status rs_cuda_host_device_pointer(rs_backend *b, void *host_ptr, void **out);
+rs_status rs_cuda_managed_alloc(rs_backend *b, size_t bytes, int attach_host, void **out);
+rs_status rs_cuda_managed_free(rs_backend *b, void *ptr);
+
+rs_status rs_cuda_copy_async(rs_backend *b, void *dst, const void *src, size_t bytes,
+                             rs_copy_dir dir, void *stream);
+rs_status rs_cuda_copy_strided_async(rs_backend *b, const rs_strided_copy *c, void *stream);
+rs_status rs_cuda_memset_async(rs_backend *b, void *dst, int value, size_t bytes, void *stream);
+
+rs_status rs_cuda_stream_create(rs_backend *b, unsigned flags, void **out);
+rs_status rs_cuda_stream_destroy(rs_backend *b, void *s);
+void *rs_cuda_stream_per_thread(rs_backend *b);
+rs_status rs_cuda_stream_synchronize(rs_backend *b, void *s);
+rs_status rs_cuda_stream_query(rs_backend *b, void *s, int *done);
+rs_status rs_cuda_stream_wait_event(rs_backend *b, void *s, void *ev);
+rs_status rs_cuda_stream_callback(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
+
+rs_status rs_cuda_event_create(rs_backend *b, unsigned flags, void **out);
+rs_status rs_cuda_event_destroy(rs_backend *b, void *ev);
+rs_status rs_cuda_event_record(rs_backend *b, void *ev, void *s);
+rs_status rs_cuda_event_synchronize(rs_backend *b, void *ev);
+rs_status rs_cuda_event_query(rs_backend *b, void *ev, int *done);
+rs_status rs_cuda_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Return rs_cuda_fail(...) from the enclosing function when expr is not cudaSuccess.
+ * The variable arguments are the printf format and arguments naming the call. */
+#define RS_CUDA_CALL(expr, ...)                                        \
+  do {                                                                 \
+    cudaError_t rs_cuda_err_ = (expr);                                 \
+    if (rs_cuda_err_ != cudaSuccess) return rs_cuda_fail(rs_cuda_err_, __VA_ARGS__); \
+  } while (0)
+
+#define RS_CUDA_ENTER(b) RS_TRY(rs_cuda_enter(b))
+
+#endif

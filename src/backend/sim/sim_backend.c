@@ -1,0 +1,197 @@
+/* The simulator as a backend: its one device, context state, and the vtable. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "backend/sim/sim_internal.h"
+#include "core/error.h"
+
+#define SIM_MAX_DEFAULT_MEMORY ((size_t)8 << 30)
+#define SIM_MAX_THREADS 1024
+
+static size_t default_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return (size_t)1 << 30; /* unknown RAM: stay modest */
+  size_t half = (size_t)pages / 2 * (size_t)page;
+  return half < SIM_MAX_DEFAULT_MEMORY ? half : SIM_MAX_DEFAULT_MEMORY;
+}
+
+/* The cores this process may run on, which under taskset or a container can be fewer
+ * than the machine has. */
+static int default_threads(void) {
+  cpu_set_t set;
+  int n = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n <= 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    n = online > 0 ? (int)online : 1;
+  }
+  return n < SIM_MAX_THREADS ? n : SIM_MAX_THREADS;
+}
+
+static rs_status settings(const rs_config *cfg, const char *what, size_t *mem, int *threads) {
+  if (cfg && cfg->sim_threads < 0)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: sim_threads = %d is negative", what,
+                   cfg->sim_threads);
+  *mem = cfg && cfg->sim_device_memory ? cfg->sim_device_memory : default_memory();
+  *threads = cfg && cfg->sim_threads ? cfg->sim_threads : default_threads();
+  if (*threads > SIM_MAX_THREADS) *threads = SIM_MAX_THREADS;
+  return RS_OK;
+}
+
+static rs_status sim_device_count(int *out) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim device_count: out is NULL");
+  *out = 1;
+  return RS_OK;
+}
+
+static void fill_props(rs_device_props *out, size_t total, size_t free_bytes, int threads) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "resident simulator (%d host thread%s)", threads,
+           threads == 1 ? "" : "s");
+  out->total_memory = total;
+  out->free_memory = free_bytes;
+  out->multiprocessors = threads;
+  out->compute_major = 0;
+  out->compute_minor = 0;
+  out->max_threads_per_block = 1024;
+  out->shared_memory_per_block = 48 * 1024;
+  out->warp_size = 32;
+  out->can_map_host_memory = 1;
+  out->managed_memory = 1;
+  out->pci_domain = out->pci_bus = out->pci_device = -1;
+  out->pcie_generation = 0;
+  out->pcie_width = 0;
+  out->pcie_gbytes_per_s = 0.0;
+}
+
+/* No context here, so the settings come from the environment, as a context's would;
+ * with no allocations to count, all of it is free. */
+static rs_status sim_device_props(int device, rs_device_props *out) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim device_props: out is NULL");
+  if (device != 0)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim device_props: device %d out of range (1 device)",
+                   device);
+  rs_config cfg;
+  RS_TRY(rs_config_from_env(&cfg));
+  size_t mem;
+  int threads;
+  RS_TRY(settings(&cfg, "sim device_props", &mem, &threads));
+  fill_props(out, mem, mem, threads);
+  return RS_OK;
+}
+
+static void sim_close(rs_backend *b) {
+  if (!b) return;
+  /* Nothing else may use b now, but workers still run: lock for each step anyway. */
+  for (;;) {
+    pthread_mutex_lock(&b->lock);
+    sim_stream *s = b->streams;
+    pthread_mutex_unlock(&b->lock);
+    if (!s) break;
+    (void)sim_stream_shutdown(s);
+  }
+  pthread_mutex_lock(&b->lock);
+  while (b->per_thread) {
+    sim_thread_stream *e = b->per_thread;
+    b->per_thread = e->next;
+    free(e);
+  }
+  b->legacy = NULL;
+  sim_event_free_all_locked(b);
+  pthread_mutex_unlock(&b->lock);
+  /* After the streams: their last tasks may still have used the pool. */
+  sim_pool_stop(&b->pool);
+  sim_memory_release_all(b);
+  pthread_mutex_destroy(&b->lock);
+  pthread_mutex_destroy(&b->mem_lock);
+  free(b);
+}
+
+static rs_status sim_open(rs_backend **out, int device, const rs_config *cfg) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim open: out is NULL");
+  if (device != 0)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim open: device %d out of range (1 device)", device);
+  size_t mem;
+  int threads;
+  RS_TRY(settings(cfg, "sim open", &mem, &threads));
+  rs_backend *b = calloc(1, sizeof *b);
+  if (!b) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: out of host memory");
+  b->mem_total = mem;
+  if (pthread_mutex_init(&b->lock, NULL) != 0) {
+    free(b);
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create a mutex");
+  }
+  if (pthread_mutex_init(&b->mem_lock, NULL) != 0) {
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create a mutex");
+  }
+  rs_status st = sim_pool_start(&b->pool, threads);
+  if (st != RS_OK) {
+    pthread_mutex_destroy(&b->mem_lock);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+    return st;
+  }
+  /* The legacy stream is not "blocking" itself: that flag marks the streams it orders
+   * against. */
+  sim_stream *legacy = NULL;
+  st = sim_stream_new(b, RS_STREAM_NON_BLOCKING, 1, &legacy);
+  if (st != RS_OK) {
+    sim_close(b);
+    return st;
+  }
+  pthread_mutex_lock(&b->lock);
+  b->legacy = legacy;
+  pthread_mutex_unlock(&b->lock);
+  *out = b;
+  return RS_OK;
+}
+
+static rs_status sim_mem_info(rs_backend *b, size_t *free_bytes, size_t *total_bytes) {
+  pthread_mutex_lock(&b->mem_lock);
+  if (free_bytes) *free_bytes = b->mem_total - b->mem_used;
+  if (total_bytes) *total_bytes = b->mem_total;
+  pthread_mutex_unlock(&b->mem_lock);
+  return RS_OK;
+}
+
+const rs_backend_vtable rs_backend_sim = {
+    .name = "sim",
+    .kind = RS_BACKEND_SIM,
+    .device_count = sim_device_count,
+    .device_props = sim_device_props,
+    .open = sim_open,
+    .close = sim_close,
+    .mem_info = sim_mem_info,
+    .synchronize = sim_synchronize_all,
+    .device_alloc = sim_device_alloc,
+    .device_free = sim_device_free,
+    .host_alloc = sim_host_alloc,
+    .host_free = sim_host_free,
+    .host_register = sim_host_register,
+    .host_unregister = sim_host_unregister,
+    .host_device_pointer = sim_host_device_pointer,
+    .managed_alloc = sim_managed_alloc,
+    .managed_free = sim_managed_free,
+    .copy_async = sim_copy_async,
+    .copy_strided_async = sim_copy_strided_async,
+    .memset_async = sim_memset_async,
+    .stream_create = sim_stream_create,
+    .stream_destroy = sim_stream_destroy,
+    .stream_per_thread = sim_stream_per_thread,
+    .stream_synchronize = sim_stream_synchronize,
+    .stream_query = sim_stream_query,
+    .stream_wait_event = sim_stream_wait_event,
+    .stream_callback = sim_stream_callback,
+    .event_create = sim_event_create,
+    .event_destroy = sim_event_destroy,
+    .event_record = sim_event_record,
+    .event_synchronize = sim_event_synchronize,
+    .event_query = sim_event_query,
+    .event_elapsed_ms = sim_event_elapsed_ms,
+    .kernel_axpb = sim_kernel_axpb,
+    .kernel_sleep = sim_kernel_sleep,
+};

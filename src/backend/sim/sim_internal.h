@@ -1,0 +1,203 @@
+/* Private to src/backend/sim: the simulator's state and the pieces its files share.
+ *
+ * Locking: b->lock guards every stream, event and signal field (one lock, so the
+ * sequence numbers captured at enqueue time form a single global order and waits can
+ * never form a cycle). b->mem_lock guards the memory maps. The pool has its own lock.
+ * No code holds two of them at once.
+ */
+#ifndef RS_SIM_INTERNAL_H
+#define RS_SIM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include "backend/backend.h"
+#include "backend/sim/sim.h"
+
+/* ---- pointer maps: sorted by address, so interior pointers can be looked up ---------- */
+
+typedef struct sim_range {
+  uintptr_t addr;
+  size_t size;
+  unsigned flags;
+} sim_range;
+
+typedef struct sim_ptrmap {
+  sim_range *items;
+  size_t count, cap;
+} sim_ptrmap;
+
+int sim_ptrmap_insert(sim_ptrmap *m, uintptr_t addr, size_t size, unsigned flags); /* 0 or -1 (no memory) */
+int sim_ptrmap_remove(sim_ptrmap *m, uintptr_t addr, sim_range *out);             /* 1 if it was there */
+/* The range holding addr: addr in [start, start + size), or addr == start for size 0. */
+const sim_range *sim_ptrmap_containing(const sim_ptrmap *m, uintptr_t addr);
+int sim_ptrmap_overlaps(const sim_ptrmap *m, uintptr_t addr, size_t size);
+void sim_ptrmap_release(sim_ptrmap *m);
+
+/* ---- the parallel-for pool ------------------------------------------------------------ */
+
+typedef struct sim_job sim_job;
+
+typedef struct sim_pool {
+  pthread_mutex_t lock;
+  pthread_cond_t work_cv; /* a job was listed, or stop */
+  pthread_cond_t done_cv; /* a helper left a job */
+  int nthreads;           /* including the calling thread */
+  int nhelpers;           /* helper threads actually started */
+  pthread_t *helpers;
+  int stop;
+  sim_job *jobs; /* jobs with chunks left to claim */
+} sim_pool;
+
+rs_status sim_pool_start(sim_pool *p, int nthreads);
+void sim_pool_stop(sim_pool *p);
+
+/* ---- streams, events and the signals they wait on ------------------------------------- */
+
+/* A monotonic counter others wait on. A stream's counts its completed tasks. Signals
+ * are reference-counted apart from their owner so that a dependency or an event can
+ * outlive the stream that will satisfy it. */
+typedef struct sim_signal {
+  uint64_t value;
+  pthread_cond_t cv;
+  int refs;
+} sim_signal;
+
+typedef struct sim_dep {
+  sim_signal *sig;
+  uint64_t target; /* satisfied once sig->value >= target */
+} sim_dep;
+
+typedef struct sim_task {
+  struct sim_task *next;
+  void (*run)(void *arg);
+  void *arg;
+  void (*cleanup)(void *arg);
+  uint64_t ticket; /* position in the backend-wide enqueue order */
+  int ndeps;
+  sim_dep deps[];
+} sim_task;
+
+#define SIM_STREAM_MAGIC 0x73696d7374726d31ull /* "simstrm1" */
+#define SIM_EVENT_MAGIC 0x73696d6576656e31ull  /* "simeven1" */
+
+typedef struct sim_stream {
+  uint64_t magic;
+  rs_backend *b;
+  unsigned flags;
+  int blocking; /* synchronizes with the legacy stream */
+  int builtin;  /* legacy or per-thread: owned by the backend */
+  sim_signal *done;
+  uint64_t enqueued;
+  sim_task *head, *tail;
+  pthread_cond_t work_cv;
+  int stopping;
+  pthread_t thread;
+  struct sim_stream *prev, *next;
+} sim_stream;
+
+typedef struct sim_event {
+  uint64_t magic;
+  rs_backend *b;
+  unsigned flags;
+  int refs; /* the owner's plus one per pending record */
+  int destroyed;
+  uint64_t gen;    /* records so far */
+  sim_signal *sig; /* the latest record completes at sig >= seq; NULL if never recorded */
+  uint64_t seq;
+  uint64_t ts_gen; /* the record whose timestamp ts holds */
+  int64_t ts_ns;
+  struct sim_event *prev, *next;
+} sim_event;
+
+typedef struct sim_thread_stream {
+  pthread_t tid;
+  sim_stream *s;
+  struct sim_thread_stream *next;
+} sim_thread_stream;
+
+struct rs_backend {
+  size_t mem_total;
+
+  pthread_mutex_t mem_lock;
+  size_t mem_used;
+  sim_ptrmap device, host, registered, managed;
+
+  pthread_mutex_t lock;
+  uint64_t ticket; /* tasks ever enqueued, on any stream */
+  sim_stream *legacy;
+  sim_stream *streams; /* every live stream, the legacy one included */
+  sim_event *events;   /* every event not yet freed */
+  sim_thread_stream *per_thread;
+
+  sim_pool pool;
+};
+
+/* Streams (sim_stream.c). */
+rs_status sim_stream_new(rs_backend *b, unsigned flags, int builtin, sim_stream **out);
+/* Drain, join, unlist and free. RS_ERR_DESTROYED if another thread is already at it. */
+rs_status sim_stream_shutdown(sim_stream *s);
+rs_status sim_resolve_stream(rs_backend *b, void *handle, const char *what, sim_stream **out);
+/* Queue a task with b->lock held; extra dependencies are added to the ordering ones.
+ * *seq_out (may be NULL) is the value s->done reaches when the task has finished. */
+rs_status sim_enqueue_locked(rs_backend *b, sim_stream *s, void (*run)(void *), void *arg,
+                             void (*cleanup)(void *), const sim_dep *extra, int nextra,
+                             uint64_t *seq_out);
+/* Resolve, queue and, if wait_done, block until that task has finished (not from a
+ * worker of b: there it only queues). On failure arg is still the caller's. */
+rs_status sim_submit(rs_backend *b, void *stream, const char *what, void (*run)(void *),
+                     void *arg, void (*cleanup)(void *), int wait_done);
+void sim_signal_unref_locked(sim_signal *sig);
+/* Wait with b->lock held; the signal must stay referenced across the wait. */
+void sim_signal_wait_locked(rs_backend *b, sim_signal *sig, uint64_t target);
+int sim_on_worker_of(const rs_backend *b); /* is the caller a stream worker of b */
+
+/* Events (sim_event.c). */
+void sim_event_free_all_locked(rs_backend *b);
+
+/* The vtable's functions, by file. */
+rs_status sim_device_alloc(rs_backend *b, size_t bytes, void **out);
+rs_status sim_device_free(rs_backend *b, void *ptr);
+rs_status sim_host_alloc(rs_backend *b, size_t bytes, unsigned flags, void **out);
+rs_status sim_host_free(rs_backend *b, void *ptr);
+rs_status sim_host_register(rs_backend *b, void *ptr, size_t bytes, unsigned flags);
+rs_status sim_host_unregister(rs_backend *b, void *ptr);
+rs_status sim_host_device_pointer(rs_backend *b, void *host_ptr, void **out);
+rs_status sim_managed_alloc(rs_backend *b, size_t bytes, int attach_host, void **out);
+rs_status sim_managed_free(rs_backend *b, void *ptr);
+void sim_memory_release_all(rs_backend *b);
+/* 1 if p is plain pageable host memory: untagged and not pinned, registered or managed. */
+int sim_is_pageable(rs_backend *b, const void *p);
+/* RS_OK if [p+lo, p+hi) stays inside one live device allocation, or p is untagged. */
+rs_status sim_check_device_range(rs_backend *b, const void *p, int64_t lo, int64_t hi,
+                                 const char *what);
+
+rs_status sim_copy_async(rs_backend *b, void *dst, const void *src, size_t bytes,
+                         rs_copy_dir dir, void *stream);
+rs_status sim_copy_strided_async(rs_backend *b, const rs_strided_copy *c, void *stream);
+rs_status sim_memset_async(rs_backend *b, void *dst, int value, size_t bytes, void *stream);
+
+rs_status sim_kernel_axpb(rs_backend *b, rs_dtype dtype, void *x, int64_t n, double a, double c,
+                          void *stream);
+rs_status sim_kernel_sleep(rs_backend *b, double ms, void *stream);
+
+rs_status sim_stream_create(rs_backend *b, unsigned flags, void **out);
+rs_status sim_stream_destroy(rs_backend *b, void *s);
+void *sim_stream_per_thread(rs_backend *b);
+rs_status sim_stream_synchronize(rs_backend *b, void *s);
+rs_status sim_stream_query(rs_backend *b, void *s, int *done);
+rs_status sim_stream_wait_event(rs_backend *b, void *s, void *ev);
+rs_status sim_stream_callback(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
+rs_status sim_synchronize_all(rs_backend *b);
+
+rs_status sim_event_create(rs_backend *b, unsigned flags, void **out);
+rs_status sim_event_destroy(rs_backend *b, void *ev);
+rs_status sim_event_record(rs_backend *b, void *ev, void *s);
+rs_status sim_event_synchronize(rs_backend *b, void *ev);
+rs_status sim_event_query(rs_backend *b, void *ev, int *done);
+rs_status sim_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
+
+/* An errno's text without strerror's shared buffer. */
+const char *sim_errno_text(int err, char *buf, size_t len);
+
+#endif
