@@ -33,7 +33,7 @@ rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text) {
   rs_guard_mode parsed[RS_DIRECTIONS];
   memcpy(parsed, modes, sizeof parsed);
   if (!strchr(text, '=')) {
-    rs_guard_mode m;
+    rs_guard_mode m = RS_GUARD_ALLOW;
     RS_TRY(rs_guard_word(&m, text, strlen(text)));
     for (int d = 0; d < RS_DIRECTIONS; d++) modes[d] = m;
     return RS_OK;

@@ -76,4 +76,6 @@ const rs_backend_vtable rs_backend_cuda = {
     .event_synchronize = rs_cuda_event_synchronize,
     .event_query = rs_cuda_event_query,
     .event_elapsed_ms = rs_cuda_event_elapsed_ms,
+    .kernel_axpb = rs_cuda_kernel_axpb,
+    .kernel_sleep = rs_cuda_kernel_sleep,
 };

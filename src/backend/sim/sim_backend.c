@@ -75,8 +75,8 @@ static rs_status sim_device_props(int device, rs_device_props *out) {
                    device);
   rs_config cfg;
   RS_TRY(rs_config_from_env(&cfg));
-  size_t mem;
-  int threads;
+  size_t mem = 0;
+  int threads = 1;
   RS_TRY(settings(&cfg, "sim device_props", &mem, &threads));
   fill_props(out, mem, mem, threads);
   return RS_OK;
@@ -113,8 +113,8 @@ static rs_status sim_open(rs_backend **out, int device, const rs_config *cfg) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim open: out is NULL");
   if (device != 0)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim open: device %d out of range (1 device)", device);
-  size_t mem;
-  int threads;
+  size_t mem = 0;
+  int threads = 1;
   RS_TRY(settings(cfg, "sim open", &mem, &threads));
   rs_backend *b = calloc(1, sizeof *b);
   if (!b) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: out of host memory");
