@@ -7,6 +7,9 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 BUILD_DIR=${BUILD_DIR:-build-gpu} bash scripts/gpu-check.sh 2>&1 | tail -n 80
+# Only a few files come back from the device: pack the many per-test logs into one.
+(cd "$OUT" && tar czf gpu-logs.tgz configure.log build.log ctest-*.log memcheck-*.log 2>/dev/null &&
+  rm -f configure.log build.log ctest-*.log memcheck-*.log)
 B=${BUILD_DIR:-build-gpu}
 {
   echo "== resident info =="; "$B/resident" info
