@@ -10,6 +10,10 @@
  *   - An array (resident/array.h) is a view (shape, byte strides, offset, dtype) over a
  *     reference-counted buffer of one memory kind: device, pageable host, pinned, mapped
  *     or managed (resident/memory.h). Views never copy.
+ *   - Device and pinned memory come from a caching pool by default; the direct (Numba's
+ *     deferred frees) and async (cudaMallocAsync) allocators or your own can replace it,
+ *     with limits, statistics and clear out-of-memory reports (resident/allocator.h,
+ *     docs/memory.md).
  *   - Copies (resident/transfer.h) are explicit: rs_to_device, rs_copy_to_host,
  *     rs_array_copy. Each is recorded by the ledger and may be refused by the transfer
  *     guard (resident/ledger.h).
@@ -66,6 +70,15 @@
  *   RESIDENT_CACHE_DIR        directory | off              compiled user kernels (default
  *                                                           $XDG_CACHE_HOME/resident or
  *                                                           ~/.cache/resident)
+ *   RESIDENT_ALLOCATOR        pool | direct | async        device allocator (default pool;
+ *                                                           resident/allocator.h)
+ *   RESIDENT_POOL_LIMIT       bytes ("12GiB"), a fraction  cap on the device memory the
+ *                             ("0.8") or a percentage      allocator holds (default none;
+ *                             ("80%") of device memory     "0" = none)
+ *   RESIDENT_MAX_PENDING_DEALLOCS_COUNT count >= 1         direct allocator: flush the
+ *                                                           queue above this many frees (10)
+ *   RESIDENT_MAX_PENDING_DEALLOCS_RATIO fraction in (0, 1] ... or above this share of the
+ *                                                           device memory (0.2)
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H
@@ -82,5 +95,6 @@
 #include "resident/ledger.h"
 #include "resident/kernel.h"
 #include "resident/bench.h"
+#include "resident/allocator.h"
 
 #endif

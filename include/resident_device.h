@@ -5,12 +5,12 @@
  * include path is needed. Host C code includes it too: it is the same struct on both
  * sides.
  *
- * An array passed with rs_arg_desc() arrives as an rs_device_array (writable) or an
- * rs_device_const_array (read-only: a host array behind it is never copied back),
+ * An array passed with rs_arg_desc() arrives as an rs_array_desc (writable) or an
+ * rs_array_const_desc (read-only: a host array behind it is never copied back),
  * BY VALUE, holding the address of element 0, the shape and the BYTE strides of the
  * view, so a kernel can walk a non-contiguous view:
  *
- *   extern "C" __global__ void scale(rs_device_array x, float a) {
+ *   extern "C" __global__ void scale(rs_array_desc x, float a) {
  *     for (long long i = RS_GLOBAL_ID(); i < x.size; i += RS_GRID_STRIDE())
  *       RS_AT(float, x, i) *= a;                        // 1-D view, any stride
  *   }
@@ -25,24 +25,25 @@
  * descriptor): 8 keeps the struct at 152 bytes of kernel parameter space. */
 #define RS_DEVICE_MAX_DIMS 8
 
-typedef struct rs_device_array {
+typedef struct rs_array_desc {
   void *data;                              /* element 0 of the view */
   int ndim;
   int itemsize;                            /* bytes per element */
   long long size;                          /* number of elements */
   long long shape[RS_DEVICE_MAX_DIMS];     /* ndim entries used, the rest 1 */
   long long strides[RS_DEVICE_MAX_DIMS];   /* in BYTES, may be negative or 0; rest 0 */
-} rs_device_array;
+} rs_array_desc;
 
-/* The same layout with a read-only pointer. */
-typedef struct rs_device_const_array {
+/* The same layout with a read-only pointer. (Not "rs_device_array": that is the
+ * host's allocation call.) */
+typedef struct rs_array_const_desc {
   const void *data;
   int ndim;
   int itemsize;
   long long size;
   long long shape[RS_DEVICE_MAX_DIMS];
   long long strides[RS_DEVICE_MAX_DIMS];
-} rs_device_const_array;
+} rs_array_const_desc;
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(RESIDENT_SIM)
 #define RS_DEVICE_FN __device__ __forceinline__
@@ -51,7 +52,7 @@ typedef struct rs_device_const_array {
 #endif
 
 /* Element access for 1, 2 and 3 dimensions through the byte strides. T is the element
- * type; a is either struct. Writing through an rs_device_const_array is a bug the
+ * type; a is either struct. Writing through an rs_array_const_desc is a bug the
  * compiler cannot see: the library never copies such an array back. */
 #define RS_AT(T, a, i) (*(T *)((char *)(a).data + (long long)(i) * (a).strides[0]))
 #define RS_AT2(T, a, i, j) \

@@ -68,10 +68,12 @@ rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name);
 
 /* A user-supplied allocator. `stream` is the backend's stream handle (a cudaStream_t on
  * CUDA; NULL is the legacy default stream): a stream-ordered allocator orders the
- * allocation or the free on it, others may ignore it. The functions may be called from
+ * allocation or the free on it, others may ignore it (a free is called only once other
+ * streams that used the memory are done with it). The functions may be called from
  * several threads at once and must not call into resident. They report failure with a
  * status (RS_ERR_OUT_OF_MEMORY when the memory is not there); returning RS_OK with a
- * NULL pointer counts as out of memory. */
+ * NULL pointer counts as out of memory. user_data must stay valid until the context is
+ * destroyed or given another allocator: cached memory goes back through `free` then. */
 typedef struct rs_user_allocator {
   const char *name; /* shown in statistics and messages (copied; NULL = "user") */
   void *user_data;  /* passed to every function */
@@ -104,8 +106,10 @@ typedef enum rs_mem_space {
 } rs_mem_space;
 
 /* Raw device memory from the context's allocator, for the application's own kernels or
- * libraries. `stream` (NULL = the default stream) is the stream the memory will be used
- * on first. bytes == 0 gives NULL. Free with rs_memory_free. */
+ * libraries. The memory is ready for work queued on `stream` (NULL = the default stream)
+ * from now on; work on another stream must first be ordered after `stream`
+ * (rs_stream_wait_event), as with cudaMallocAsync - a cached block may still be in use by
+ * work queued there earlier. bytes == 0 gives NULL. Free with rs_memory_free. */
 rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_stream *stream);
 
 /* Give back memory from rs_memory_alloc. `stream` is the stream it was last used on
@@ -127,17 +131,17 @@ typedef struct rs_memory_stats {
                                   reserve not in use */
   int64_t reserved_bytes;      /* held from the device: in use + cached */
   int64_t peak_in_use_bytes;   /* since creation or rs_memory_stats_reset */
-  int64_t peak_reserved_bytes;
+  int64_t peak_reserved_bytes; /* likewise */
   int64_t allocations;         /* successful allocations */
-  int64_t frees;
+  int64_t frees;               /* successful frees */
   int64_t hits;                /* allocations served from cached memory */
   int64_t misses;              /* allocations that needed memory from the device */
   int64_t largest_free_block;  /* pool: the largest block ready for reuse */
   int64_t segments;            /* device allocations held (pool segments, live direct ones) */
   int64_t waiting_blocks;      /* pool: freed blocks waiting for another stream's work */
-  int64_t waiting_bytes;
+  int64_t waiting_bytes;       /* their bytes */
   int64_t pending_frees;       /* direct: entries in the pending-deallocation queue */
-  int64_t pending_bytes;
+  int64_t pending_bytes;       /* their bytes */
   int64_t flushes;             /* direct: times the queue was flushed */
   int64_t flush_errors;        /* direct: flushes stopped by an error */
   int64_t cancelled_frees;     /* direct: entries dropped (not freed) after a flush error */

@@ -76,8 +76,8 @@ rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream)
  *                               contiguous (C or F order); pass views as descriptors.
  *   `const T *p`                the same, and a is READ-ONLY: a host array behind it is
  *                               copied in but never copied back.
- *   `rs_device_array d`         rs_arg_desc(a): pointer, ndim, shape and byte strides by
- *   `rs_device_const_array d`   value (resident_device.h); the const one is read-only.
+ *   `rs_array_desc d`           rs_arg_desc(a): pointer, ndim, shape and byte strides by
+ *   `rs_array_const_desc d`     value (resident_device.h); the const one is read-only.
  *   any other type (scalar)     rs_arg_i32(n), rs_arg_f64(x), ... or rs_arg_scalar(dtype,
  *                               &value): a scalar of every dtype. The dtype must match a
  *                               known C type in size and family (int, unsigned, float,
@@ -89,7 +89,7 @@ rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream)
  * MAPPED arrays are passed as they are. HOST and PINNED arrays are copied to a device
  * temporary before the launch and back after it - each copy recorded as implicit by the
  * ledger and subject to the guard - except arrays bound to a `const T *` or
- * rs_device_const_array parameter, which are never copied back. Such a launch returns
+ * rs_array_const_desc parameter, which are never copied back. Such a launch returns
  * only after the copy back.
  *
  * LAUNCH CONFIGURATION. grid and block have 1 to 3 dimensions (unused ones 0 or 1).
@@ -124,8 +124,11 @@ rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream)
  * printf prints at once. A block whose threads do not all reach the same __syncthreads()
  * (a barrier inside a divergent if) stops with RS_ERR_KERNEL_FAULT naming the kernel, the
  * block and the threads; the context stays usable. Warp-level intrinsics (__shfl_sync,
- * __ballot_sync, ...) and textures are compile errors naming them. Pointers read from
- * device memory (arrays of pointers) are not translated and fault.
+ * __ballot_sync, ...), textures and inline PTX are compile errors naming them. Dynamic
+ * shared memory is at most 48 KiB per block; a computed block has 256 threads. Kernels
+ * run as host code: pointers read from device memory (arrays of pointers) are not
+ * translated and fault, and an access out of bounds is not reported - it touches host
+ * memory as a C program's would.
  *
  * ERRORS AND FAULTS. Launches are asynchronous. A bad configuration or argument fails
  * the launch call itself (RS_ERR_LAUNCH, nothing launched, nothing copied). A kernel that
@@ -161,19 +164,24 @@ typedef struct rs_kernel_options {
 rs_status rs_kernel_create(rs_kernel **out, rs_context *ctx, const char *source, const char *name,
                            const rs_kernel_options *opts);
 
-/* The same from a file; its directory is searched first for #include "...". */
+/* The same from a file; its directory is searched first for #include "...", and messages
+ * name the file. Thread-safe. */
 rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const char *path,
                                      const char *name, const rs_kernel_options *opts);
 
-/* Unload and free. NULL is ignored. Does not touch the context, so it may also come after
- * rs_context_destroy. Its launches must have finished (see thread safety above). */
+/* Unload and free. NULL is ignored. A destroyed handle reads as destroyed (calls return
+ * RS_ERR_DESTROYED, a second destroy does nothing) until a later create reuses its slot.
+ * Does not touch the context, so
+ * it may also come after rs_context_destroy - the only call a kernel of a destroyed
+ * context allows. Its launches must have finished (see thread safety above). */
 void rs_kernel_destroy(rs_kernel *k);
 
 /* The whole compiler log of this thread's last rs_kernel_create* (errors and warnings;
  * "" if none). Valid until this thread's next create. Thread-safe. */
 const char *rs_kernel_last_log(void);
 
-/* The text of resident_device.h as the library gives it to the compilers. */
+/* The text of resident_device.h as the library gives it to the compilers (static
+ * storage; to write it out for an offline nvcc build, say). Thread-safe. */
 const char *rs_kernel_device_header(void);
 
 /* ---- arguments ------------------------------------------------------------------------ */
@@ -181,7 +189,7 @@ const char *rs_kernel_device_header(void);
 typedef enum rs_arg_kind {
   RS_ARG_NONE = 0,  /* not a valid argument (rs_arg_scalar with a bad dtype) */
   RS_ARG_ARRAY = 1, /* a pointer to element 0 */
-  RS_ARG_DESC = 2,  /* an rs_device_array / rs_device_const_array by value */
+  RS_ARG_DESC = 2,  /* an rs_array_desc / rs_array_const_desc by value */
   RS_ARG_SCALAR = 3
 } rs_arg_kind;
 
@@ -245,8 +253,10 @@ static inline rs_arg rs_arg_c128(double re, double im) {
   r.value.c128[1] = im;
   return r;
 }
-/* A scalar of any dtype from its bytes (rs_dtype_size(dtype) of them). An invalid dtype
- * or a NULL value gives an argument the launch rejects. */
+/* A scalar of any dtype from its bytes (rs_dtype_size(dtype) of them, copied). An invalid
+ * dtype or a NULL value gives an argument the launch rejects. The rs_arg_* constructors
+ * only fill a struct: they take no reference on an array, which the caller keeps alive
+ * until the launch returns (and, for device arrays, until the kernel has run). */
 rs_arg rs_arg_scalar(rs_dtype dtype, const void *value);
 
 /* The count and the array of an argument list, for rs_kernel_launch's last two
@@ -311,7 +321,7 @@ typedef struct rs_kernel_param {
   char name[64];   /* as declared ("" if unnamed) */
   char type[128];  /* the declaration without the name ("const float *") */
   rs_param_kind kind;
-  int read_only;   /* const T * or rs_device_const_array: never copied back */
+  int read_only;   /* const T * or rs_array_const_desc: never copied back */
   size_t size;     /* bytes in the compiled kernel's parameter list */
 } rs_kernel_param;
 
@@ -329,7 +339,9 @@ typedef struct rs_kernel_info {
   int64_t idle_launches;          /* launches flagged as leaving the device idle */
 } rs_kernel_info;
 
+/* What k is (launches counted so far included). Thread-safe. */
 rs_status rs_kernel_get_info(const rs_kernel *k, rs_kernel_info *out);
+/* Parameter index as parsed and compiled; RS_ERR_INDEX past the last. Thread-safe. */
 rs_status rs_kernel_get_param(const rs_kernel *k, int index, rs_kernel_param *out);
 
 typedef struct rs_kernel_cache_stats {

@@ -23,7 +23,9 @@ extern "C" {
 #define RS_HOST_PORTABLE 0x1u      /* usable by every context, not only this one */
 #define RS_HOST_WRITE_COMBINED 0x2u /* fast for the device to read, very slow for the host to read */
 
-/* Page-locked host array. flags: RS_HOST_PORTABLE. */
+/* Page-locked host array. flags: RS_HOST_PORTABLE. Without flags the memory comes from
+ * the context's pinned pool (resident/allocator.h), so pinning is paid once; a pooled
+ * block used by an asynchronous copy is reused only after that copy has finished. */
 rs_status rs_pinned_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                           rs_dtype dtype, const int64_t *strides, rs_order order,
                           unsigned flags);

@@ -55,6 +55,8 @@ extern "C" {
   X(RS_ERR_RELEASED, -61, "array was already released")                                \
   X(RS_ERR_STATE, -62, "call not valid in the current state")                          \
   X(RS_ERR_NOT_READY, -63, "result not ready")                                         \
+  /* checks */                                                                         \
+  X(RS_ERR_NOT_CLOSE, -70, "arrays differ beyond the tolerance")                       \
   X(RS_ERR_INTERNAL, -99, "internal error")
 
 typedef enum rs_status {

@@ -111,6 +111,18 @@ typedef struct rs_backend_vtable {
                            void *stream);
   /* occupy the stream for ms milliseconds (a known device delay for tests and demos) */
   rs_status (*kernel_sleep)(rs_backend *b, double ms, void *stream);
+
+  /* stream-ordered allocation (the async allocator of src/memory) */
+  /* memory usable by work queued on stream after this call (cudaMallocAsync) */
+  rs_status (*device_alloc_async)(rs_backend *b, size_t bytes, void *stream, void **out);
+  /* give ptr back once the work queued on stream so far is done (cudaFreeAsync) */
+  rs_status (*device_free_async)(rs_backend *b, void *ptr, void *stream);
+  /* return cached memory of the stream-ordered pool to the device, keeping at most
+   * keep_bytes reserved (cudaMemPoolTrimTo) */
+  rs_status (*device_async_trim)(rs_backend *b, size_t keep_bytes);
+  /* bytes the stream-ordered pool holds from the device, and of those in use; may be
+   * NULL where the backend keeps no such pool */
+  rs_status (*device_async_usage)(rs_backend *b, size_t *reserved, size_t *used);
 } rs_backend_vtable;
 
 extern const rs_backend_vtable rs_backend_sim;

@@ -223,8 +223,8 @@ rs_status rs_array_release(rs_array *a) {
   rs_buffer *buf = a->buf;
   rs_context *ctx = a->ctx;
   rs_slab_free(&ctx->arrays, a);
-  rs_buffer_release(buf);
-  return RS_OK;
+  /* The array is gone either way; a pending-deallocation flush it set off may report. */
+  return rs_buffer_release(buf);
 }
 
 /* ---- metadata ---- */

@@ -60,6 +60,71 @@ static rs_status rs_config_cache_dir(rs_config *cfg) {
   return RS_OK;
 }
 
+/* RESIDENT_POOL_LIMIT: "0" (none), a fraction of the device memory ("0.8", "80%"), or
+ * bytes with units ("12GiB"). A plain number is a fraction only when written with a
+ * decimal point and at most 1, so "1" or "4096" stay byte counts. */
+static rs_status rs_parse_pool_limit(rs_config *cfg, const char *v) {
+  const char *name = "RESIDENT_POOL_LIMIT";
+  size_t len = strlen(v);
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(v, &end);
+  int numeric = end != v && errno == 0;
+  if (numeric && len > 0 && v[len - 1] == '%' && end == v + len - 1) {
+    if (!(x > 0 && x <= 100))
+      return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s='%s': a percentage must be in (0, 100]", name, v);
+    cfg->pool_limit_fraction = x / 100.0;
+    return RS_OK;
+  }
+  if (numeric && *end == '\0' && strchr(v, '.') && x <= 1.0) {
+    if (!(x > 0))
+      return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s='%s': a fraction must be in (0, 1]", name, v);
+    cfg->pool_limit_fraction = x;
+    return RS_OK;
+  }
+  rs_status st = rs_parse_bytes(&cfg->pool_limit, v);
+  if (st != RS_OK)
+    return rs_fail_prefix(st, "%s: expected bytes (\"12GiB\"), a fraction (\"0.8\") or a "
+                              "percentage (\"80%%\"): ",
+                          name);
+  return RS_OK;
+}
+
+/* The memory layer's settings (src/memory takes them from the config). */
+static rs_status rs_config_memory(rs_config *cfg) {
+  cfg->allocator = RS_ALLOCATOR_POOL;
+  cfg->max_pending_count = 10;
+  cfg->max_pending_ratio = 0.2;
+  const char *v = getenv("RESIDENT_ALLOCATOR");
+  if (v && *v) {
+    rs_status st = rs_allocator_from_name(&cfg->allocator, v);
+    if (st != RS_OK) return rs_fail(st, "RESIDENT_ALLOCATOR='%s': expected pool, direct or async", v);
+  }
+  v = getenv("RESIDENT_POOL_LIMIT");
+  if (v && *v) RS_TRY(rs_parse_pool_limit(cfg, v));
+  v = getenv("RESIDENT_MAX_PENDING_DEALLOCS_COUNT");
+  if (v && *v) {
+    char *end = NULL;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (end == v || *end != '\0' || errno != 0 || n < 1)
+      return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                     "RESIDENT_MAX_PENDING_DEALLOCS_COUNT='%s': expected a count of at least 1", v);
+    cfg->max_pending_count = n;
+  }
+  v = getenv("RESIDENT_MAX_PENDING_DEALLOCS_RATIO");
+  if (v && *v) {
+    char *end = NULL;
+    errno = 0;
+    double r = strtod(v, &end);
+    if (end == v || *end != '\0' || errno != 0 || !(r > 0 && r <= 1))
+      return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                     "RESIDENT_MAX_PENDING_DEALLOCS_RATIO='%s': expected a fraction in (0, 1]", v);
+    cfg->max_pending_ratio = r;
+  }
+  return RS_OK;
+}
+
 rs_status rs_config_from_env(rs_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   const char *v = getenv("RESIDENT_BACKEND");
@@ -103,6 +168,14 @@ rs_status rs_config_from_env(rs_config *cfg) {
   if (v && *v) {
     rs_status st = rs_guard_parse(cfg->guard, v);
     if (st != RS_OK) return rs_fail_prefix(st, "RESIDENT_TRANSFER_GUARD: ");
+  }
+  RS_TRY(rs_config_memory(cfg));
+  v = getenv("RESIDENT_PAGEABLE_STAGING");
+  if (v && *v) {
+    if (strcmp(v, "auto") == 0) cfg->pageable_staging = RS_STAGING_AUTO;
+    else if (strcmp(v, "on") == 0) cfg->pageable_staging = RS_STAGING_ON;
+    else if (strcmp(v, "off") == 0) cfg->pageable_staging = RS_STAGING_OFF;
+    else return rs_fail(RS_ERR_PARSE, "RESIDENT_PAGEABLE_STAGING='%s': expected auto, on or off", v);
   }
   return RS_OK;
 }

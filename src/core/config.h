@@ -6,7 +6,10 @@
 
 #include <stddef.h>
 #include "resident/context.h"
+#include "resident/allocator.h"
 #include "resident/ledger.h"
+
+typedef enum rs_staging_mode { RS_STAGING_AUTO = 0, RS_STAGING_ON, RS_STAGING_OFF } rs_staging_mode;
 
 typedef struct rs_config {
   rs_backend_kind backend;     /* RESIDENT_BACKEND: auto|cuda|sim */
@@ -16,6 +19,12 @@ typedef struct rs_config {
   int ledger_timing;           /* RESIDENT_LEDGER_TIMING: 0 or 1 (default 1) */
   int64_t ledger_entries;      /* RESIDENT_LEDGER_ENTRIES: entries kept in the log (default 65536) */
   char cache_dir[1024];        /* RESIDENT_CACHE_DIR: compiled kernels ("" = no disk cache) */
+  rs_allocator_kind allocator; /* RESIDENT_ALLOCATOR: pool|direct|async (default pool) */
+  size_t pool_limit;           /* RESIDENT_POOL_LIMIT in bytes (0 = none, or see the fraction) */
+  double pool_limit_fraction;  /* RESIDENT_POOL_LIMIT as a fraction of device memory (0 = not) */
+  int64_t max_pending_count;   /* RESIDENT_MAX_PENDING_DEALLOCS_COUNT (default 10, >= 1) */
+  double max_pending_ratio;    /* RESIDENT_MAX_PENDING_DEALLOCS_RATIO (default 0.2, in (0, 1]) */
+  rs_staging_mode pageable_staging; /* RESIDENT_PAGEABLE_STAGING: auto|on|off */
 } rs_config;
 
 /* Fill cfg from the environment. An unparsable value is an error naming the variable

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/objects.h"
+#include "memory/allocator.h"
 #include "transfer/ledger_hooks.h"
 
 const char *rs_backend_name(rs_backend_kind kind) {
@@ -105,6 +106,12 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
     free(ctx);
     return rs_fail_prefix(st, "rs_context_create(%s, %d): ", rs_backend_name(kind), device);
   }
+  st = rs_memory_init(ctx);
+  if (st != RS_OK) {
+    vt->close(ctx->be);
+    free(ctx);
+    return rs_fail_prefix(st, "rs_context_create(%s, %d): ", rs_backend_name(kind), device);
+  }
   rs_slab_init(&ctx->arrays, sizeof(struct rs_array));
   rs_slab_init(&ctx->streams, sizeof(struct rs_stream));
   rs_slab_init(&ctx->events, sizeof(struct rs_event));
@@ -115,12 +122,15 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
   ctx->per_thread.ctx = ctx;
   ctx->per_thread.role = RS_STREAM_ROLE_PER_THREAD;
   rs_guard_init(ctx);
+  rs_staging_init(ctx);
   st = rs_ledger_init(ctx);
   if (st != RS_OK) {
+    rs_staging_destroy(ctx);
     rs_guard_destroy(ctx);
     rs_slab_destroy(&ctx->arrays);
     rs_slab_destroy(&ctx->streams);
     rs_slab_destroy(&ctx->events);
+    rs_memory_destroy(ctx);
     vt->close(ctx->be);
     free(ctx);
     return st;
@@ -154,6 +164,9 @@ void rs_context_destroy(rs_context *ctx) {
   rs_slab_each_live(&ctx->arrays, rs_free_live_array, ctx);
   rs_slab_each_live(&ctx->streams, rs_free_live_stream, ctx);
   rs_slab_each_live(&ctx->events, rs_free_live_event, ctx);
+  /* After the last buffer: the caches go back to the device before the backend closes. */
+  rs_memory_destroy(ctx);
+  rs_staging_destroy(ctx);
   rs_ledger_destroy(ctx);
   rs_guard_destroy(ctx);
   ctx->vt->close(ctx->be);

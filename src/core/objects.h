@@ -6,7 +6,9 @@
 #include "backend/backend.h"
 #include "core/config.h"
 #include "core/handles.h"
+#include "memory/allocator.h"
 #include "transfer/state.h"
+#include "transfer/staging.h"
 #include "resident/array.h"
 #include "resident/stream.h"
 
@@ -27,6 +29,9 @@ typedef struct rs_buffer {
   int pinned_scope;
   int mapped_scope;
   struct rs_buffer *mapped_view; /* live mapped view of this buffer, if any */
+  /* memory layer (src/memory): the stream device memory was allocated for and the
+   * streams it was used on, so that neither its reuse nor its new owner races with them */
+  rs_mem_track mem;
 } rs_buffer;
 
 struct rs_array {
@@ -75,6 +80,8 @@ struct rs_context {
   struct rs_stream per_thread; /* built-in, not counted as live */
   rs_ledger ledger;
   rs_guard guard;
+  rs_staging staging; /* pinned buffers for pageable copies (src/transfer/staging.c) */
+  struct rs_memory *mem; /* allocators, pools, deferred frees (src/memory) */
 };
 
 /* Ledger and guard lifetime (src/transfer). */
@@ -98,7 +105,9 @@ rs_status rs_buffer_alloc(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, si
 rs_status rs_buffer_wrap(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, void *ptr,
                          size_t bytes, rs_release_fn release, void *user_data);
 void rs_buffer_retain(rs_buffer *buf);
-void rs_buffer_release(rs_buffer *buf);
+/* Drop a reference; the last one frees the memory. Returns the error of a
+ * pending-deallocation flush that freeing set off (the buffer is gone regardless). */
+rs_status rs_buffer_release(rs_buffer *buf);
 
 /* The kind an array behaves as now (a pageable buffer inside a pinned scope is pinned). */
 rs_mem_kind rs_buffer_effective_kind(const rs_buffer *buf);

@@ -16,6 +16,8 @@ typedef struct rs_launch_args {
   void *stream;                             /* resolved backend stream */
   rs_stream *stream_handle;
   rs_context *ctx;
+  const int *arg_index; /* the kernel parameter of each array, for messages and the
+                           ledger; NULL when array i is parameter i */
 } rs_launch_args;
 
 /* Check the arrays and copy host arrays in (implicit copies). On failure nothing was

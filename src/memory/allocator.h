@@ -9,6 +9,7 @@
 #ifndef RS_MEMORY_ALLOCATOR_H
 #define RS_MEMORY_ALLOCATOR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include "resident/allocator.h"
 #include "resident/status.h"
@@ -28,13 +29,29 @@ typedef struct rs_mem_uses {
   void *event[RS_MEM_USES_MAX];
 } rs_mem_uses;
 
+/* A recorded event shared by several owners (pool blocks cut from one another, the
+ * buffer that holds the memory). Never recorded again while referenced. */
+typedef struct rs_mem_event rs_mem_event;
+
+/* What the memory layer keeps in each buffer of device or pinned memory it handed out. */
+typedef struct rs_mem_track {
+  void *alloc_stream;    /* the stream the memory was allocated for */
+  _Atomic int used_here; /* work on alloc_stream used it (the free then records an event) */
+  rs_mem_event *ready;   /* completes when the memory's previous users on alloc_stream are
+                            done; other streams wait for it before their first use (NULL:
+                            fresh memory, nothing to wait for) */
+  rs_mem_uses *uses;     /* other streams it was used on */
+} rs_mem_track;
+
 /* Per-context state: created in rs_context_create (after the backend is open, reading
  * ctx->cfg), destroyed in rs_context_destroy after every buffer is gone and before the
  * backend closes. */
 rs_status rs_memory_init(rs_context *ctx);
 void rs_memory_destroy(rs_context *ctx);
 
-/* Device memory for `stream` from the context's allocator. bytes == 0 gives NULL. */
+/* Device memory for `stream` from the context's allocator. bytes == 0 gives NULL. The
+ * memory is ready for work queued on `stream`; work on other streams must be ordered
+ * after it by the caller (the tracked form below does that for buffers). */
 rs_status rs_device_malloc(rs_context *ctx, size_t bytes, void *stream, void **out);
 
 /* Give back device memory. `bytes` is the size asked for (0 = not known; when given it
@@ -44,25 +61,33 @@ rs_status rs_device_malloc(rs_context *ctx, size_t bytes, void *stream, void **o
  * return the flush's error; the memory is given back regardless. */
 rs_status rs_device_mfree(rs_context *ctx, void *ptr, size_t bytes, void *stream);
 
-/* As rs_device_mfree, with the uses collected by rs_memory_note_use (taken over: freed
- * here whatever happens; NULL = none). */
-rs_status rs_device_mfree_used(rs_context *ctx, void *ptr, size_t bytes, void *stream,
-                               rs_mem_uses *uses);
+/* The forms buffers use: *track (zeroed by the caller) is filled at allocation and
+ * consumed at the free (its uses and ready event released whatever happens). */
+rs_status rs_device_malloc_tracked(rs_context *ctx, size_t bytes, void *stream, void **out,
+                                   rs_mem_track *track);
+rs_status rs_device_mfree_tracked(rs_context *ctx, void *ptr, size_t bytes, rs_mem_track *track);
 
 /* Page-locked host memory. flags are RS_BE_HOST_* (backend.h): flag-less requests come
  * from the pinned pool, others straight from the backend (pass the same flags to free). */
 rs_status rs_pinned_malloc(rs_context *ctx, size_t bytes, unsigned flags, void **out);
 rs_status rs_pinned_mfree(rs_context *ctx, void *ptr, size_t bytes, unsigned flags,
-                          rs_mem_uses *uses);
+                          rs_mem_track *track);
+
+/* Work using buf is about to be queued on native_stream. Device memory from a cache (the
+ * pool, the async allocator) may still be in use by earlier work on the stream it was
+ * allocated for, which a non-blocking stream does not wait for: the first time such a
+ * buffer is used on each other stream, that stream is made to wait (an event, the host
+ * does not block). Call it before queueing; returns the backend's error. */
+rs_status rs_memory_prepare_use(rs_buffer *buf, void *native_stream);
 
 /* Work using buf was just queued on native_stream. Device memory used on a stream other
  * than its allocation stream, and pooled pinned memory used on any stream (the host is
  * the other party), gets an event recorded there so that the block is not reused before
- * that work is done. Other buffers are ignored. Call it after queueing the work. */
+ * that work is done; a use on the allocation stream is only flagged. Other buffers are
+ * ignored. Every path that queues work on a buffer calls this after queueing it. */
 void rs_memory_note_use(rs_buffer *buf, void *native_stream);
 
-/* Release the uses of a buffer that is not going back to an allocator (its events are
- * returned to the cache). */
-void rs_memory_uses_drop(rs_context *ctx, rs_mem_uses *uses);
+/* Release what a buffer's track holds when its memory does not go back to an allocator. */
+void rs_memory_track_drop(rs_context *ctx, rs_mem_track *track);
 
 #endif

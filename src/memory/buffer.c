@@ -1,10 +1,12 @@
 /* Buffers: one allocation of any memory kind, shared by views through a reference count.
- * This is the one place memory of every kind is obtained from and returned to a backend
- * (the caching pool of the memory layer plugs in here). */
+ * This is the one place memory of every kind is obtained for arrays. Device and pinned
+ * memory come from the memory layer (memory/allocator.h: the pool, the direct or async
+ * allocator, the pinned pool); mapped and managed memory straight from the backend. */
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "core/objects.h"
+#include "memory/allocator.h"
 #include "resident/memory.h"
 
 static unsigned rs_backend_host_flags(rs_mem_kind kind, unsigned flags) {
@@ -34,7 +36,9 @@ static rs_status rs_kind_alloc(rs_context *ctx, rs_buffer *buf, unsigned flags) 
   size_t bytes = buf->bytes;
   switch (buf->kind) {
     case RS_MEM_DEVICE:
-      RS_TRY(vt->device_alloc(ctx->be, bytes, &buf->ptr));
+      /* Arrays are allocated for the default stream; uses on other streams are noted
+       * by the copy and launch paths (rs_memory_note_use). */
+      RS_TRY(rs_device_malloc_tracked(ctx, bytes, NULL, &buf->ptr, &buf->mem));
       buf->device_alias = buf->ptr;
       return RS_OK;
     case RS_MEM_HOST: {
@@ -48,7 +52,7 @@ static rs_status rs_kind_alloc(rs_context *ctx, rs_buffer *buf, unsigned flags) 
     }
     case RS_MEM_PINNED:
       buf->host_flags = rs_backend_host_flags(buf->kind, flags);
-      return vt->host_alloc(ctx->be, bytes, buf->host_flags, &buf->ptr);
+      return rs_pinned_malloc(ctx, bytes, buf->host_flags, &buf->ptr);
     case RS_MEM_MAPPED: {
       buf->host_flags = rs_backend_host_flags(buf->kind, flags);
       RS_TRY(vt->host_alloc(ctx->be, bytes, buf->host_flags, &buf->ptr));
@@ -64,18 +68,21 @@ static rs_status rs_kind_alloc(rs_context *ctx, rs_buffer *buf, unsigned flags) 
   return rs_fail(RS_ERR_MEMORY_KIND, "memory kind %d is not a kind", (int)buf->kind);
 }
 
-static void rs_kind_free(rs_buffer *buf) {
+static rs_status rs_kind_free(rs_buffer *buf) {
   rs_context *ctx = buf->ctx;
   const rs_backend_vtable *vt = ctx->vt;
-  if (!buf->ptr) return;
+  if (!buf->ptr) {
+    rs_memory_track_drop(ctx, &buf->mem);
+    return RS_OK;
+  }
   switch (buf->kind) {
     case RS_MEM_DEVICE:
-      vt->device_free(ctx->be, buf->ptr);
-      break;
+      return rs_device_mfree_tracked(ctx, buf->ptr, buf->bytes, &buf->mem);
+    case RS_MEM_PINNED:
+      return rs_pinned_mfree(ctx, buf->ptr, buf->bytes, buf->host_flags, &buf->mem);
     case RS_MEM_HOST:
       free(buf->ptr);
       break;
-    case RS_MEM_PINNED:
     case RS_MEM_MAPPED:
       vt->host_free(ctx->be, buf->ptr);
       break;
@@ -83,6 +90,8 @@ static void rs_kind_free(rs_buffer *buf) {
       vt->managed_free(ctx->be, buf->ptr);
       break;
   }
+  rs_memory_track_drop(ctx, &buf->mem);
+  return RS_OK;
 }
 
 rs_status rs_buffer_alloc(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, size_t bytes,
@@ -125,12 +134,16 @@ rs_status rs_buffer_wrap(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, voi
 
 void rs_buffer_retain(rs_buffer *buf) { atomic_fetch_add(&buf->refs, 1); }
 
-void rs_buffer_release(rs_buffer *buf) {
-  if (!buf || atomic_fetch_sub(&buf->refs, 1) != 1) return;
+rs_status rs_buffer_release(rs_buffer *buf) {
+  if (!buf || atomic_fetch_sub(&buf->refs, 1) != 1) return RS_OK;
   rs_context *ctx = buf->ctx;
+  rs_status st = RS_OK;
   /* A scope the user never closed must not leave the memory locked or mapped. */
   if (buf->pinned_scope || buf->mapped_scope) ctx->vt->host_unregister(ctx->be, buf->ptr);
-  if (buf->owned) rs_kind_free(buf);
+  if (buf->owned)
+    st = rs_kind_free(buf);
+  else
+    rs_memory_track_drop(ctx, &buf->mem);
   if (buf->release) buf->release(buf->user_data);
   if (buf->parent) {
     buf->parent->mapped_view = NULL;
@@ -138,6 +151,7 @@ void rs_buffer_release(rs_buffer *buf) {
   }
   rs_buffer_account(buf, -1);
   free(buf);
+  return st;
 }
 
 rs_mem_kind rs_buffer_effective_kind(const rs_buffer *buf) {

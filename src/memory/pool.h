@@ -32,13 +32,17 @@
 #include "memory/source.h"
 
 #define RS_POOL_ROUND ((size_t)512)
-#define RS_POOL_SMALL_MAX ((size_t)1 << 20)      /* largest small block */
-#define RS_POOL_SMALL_SEGMENT ((size_t)2 << 20)  /* segment for small blocks */
-#define RS_POOL_MEDIUM_MAX ((size_t)10 << 20)    /* largest request sharing a segment */
+#define RS_POOL_SMALL_MAX ((size_t)1 << 20)     /* largest small block */
+#define RS_POOL_SMALL_SEGMENT ((size_t)2 << 20) /* segment for small blocks */
+#define RS_POOL_MEDIUM_MAX ((size_t)10 << 20)   /* largest request sharing a segment */
 #define RS_POOL_MEDIUM_SEGMENT ((size_t)20 << 20)
 #define RS_POOL_LARGE_ROUND ((size_t)2 << 20)
 
-typedef enum rs_block_state { RS_BLOCK_USED = 1, RS_BLOCK_FREE = 2, RS_BLOCK_WAITING = 3 } rs_block_state;
+typedef enum rs_block_state {
+  RS_BLOCK_USED = 1,
+  RS_BLOCK_FREE = 2,
+  RS_BLOCK_WAITING = 3
+} rs_block_state;
 
 typedef struct rs_pool_segment rs_pool_segment;
 typedef struct rs_pool_block rs_pool_block;
@@ -52,15 +56,19 @@ struct rs_pool_block {
   rs_pool_block *left, *right; /* free index */
   uint32_t prio;               /* free index: heap priority */
   rs_block_state state;
-  rs_mem_uses *uses;           /* waiting: what it waits for */
-  rs_pool_block *wnext;        /* waiting list, or the spare-block list */
+  rs_mem_uses *uses;    /* waiting: what it waits for */
+  rs_mem_event *ready;  /* device pool: completes when the last owner's work on the
+                           segment's stream is done (NULL: nothing pending) */
+  int dirty;            /* freed raw, with no event: the next tracked owner records
+                           one when it takes the block */
+  rs_pool_block *wnext; /* waiting list, or the spare-block list */
 };
 
 struct rs_pool_segment {
   uintptr_t addr;
   size_t size;
-  void *stream;  /* blocks are handed out for this stream only */
-  int large;     /* indexed in the large free index */
+  void *stream; /* blocks are handed out for this stream only */
+  int large;    /* indexed in the large free index */
   rs_pool_block *first;
   rs_pool_segment *prev, *next;
 };
@@ -87,8 +95,8 @@ typedef struct rs_pool {
   rs_pool_block *spare; /* block structs kept for reuse */
   rs_addrmap blocks;    /* block start -> block, every block */
   rs_pool_segment *segments;
-  size_t limit;         /* 0 = none */
-  size_t reserving;     /* segment bytes being allocated right now (counted against the limit) */
+  size_t limit;     /* 0 = none */
+  size_t reserving; /* segment bytes being allocated right now (counted against the limit) */
   /* statistics */
   size_t in_use, requested, reserved, waiting_bytes;
   size_t peak_in_use, peak_reserved;
@@ -102,12 +110,22 @@ void rs_pool_destroy(rs_pool *p);
 
 /* A block of at least bytes for stream. RS_ERR_OUT_OF_MEMORY (message set) when neither
  * the cache nor the source has room or the limit is reached; other source errors pass
- * through. The caller does the flush-and-retry. */
-rs_status rs_pool_alloc(rs_pool *p, size_t bytes, void *stream, void **out);
+ * through. The caller does the flush-and-retry. ready (may be NULL) receives a reference
+ * to the block's ready event, or NULL when nothing can still be using it. */
+rs_status rs_pool_alloc(rs_pool *p, size_t bytes, void *stream, void **out, rs_mem_event **ready);
+
+/* Whether work on a block's own stream may still use it when it is freed. */
+typedef enum rs_pool_used {
+  RS_POOL_UNUSED = 0, /* no: nothing to wait for */
+  RS_POOL_USED = 1,   /* yes: an event is recorded now for the next owner */
+  RS_POOL_UNKNOWN = 2 /* raw memory, nobody knows: an event is recorded only if a buffer
+                         takes the block next (raw owners order their own work) */
+} rs_pool_used;
 
 /* Give a block back. uses is taken over (NULL = none). use_stream: the stream it was
  * last used on; another one than the segment's counts as a use there. */
-rs_status rs_pool_free(rs_pool *p, void *ptr, size_t bytes, void *use_stream, rs_mem_uses *uses);
+rs_status rs_pool_free(rs_pool *p, void *ptr, size_t bytes, void *use_stream, rs_mem_uses *uses,
+                       rs_pool_used used);
 
 /* Give segments with nothing in use back to the source. wait: first wait for the
  * events of waiting blocks so they can go too. Returns the first source error. */

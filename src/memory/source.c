@@ -29,8 +29,8 @@ static rs_status user_failed(const rs_mem_source *s, const rs_msg_mark *mark, rs
   rs_status st = user_status(raw);
   if (message_changed(mark) && rs_last_error()[0] != '\0')
     return rs_fail_prefix(st, "user allocator '%s': %s(%zu bytes): ", s->name, call, bytes);
-  return rs_fail(st, "user allocator '%s': %s(%zu bytes) failed with %s (%d)", s->name, call,
-                 bytes, rs_status_name(st), (int)raw);
+  return rs_fail(st, "user allocator '%s': %s(%zu bytes) failed with %s (%d)", s->name, call, bytes,
+                 rs_status_name(st), (int)raw);
 }
 
 rs_status rs_source_alloc(const rs_mem_source *s, size_t bytes, void *stream, void **out) {
@@ -46,8 +46,8 @@ rs_status rs_source_alloc(const rs_mem_source *s, size_t bytes, void *stream, vo
   rs_status st = s->user->allocate(s->user->user_data, bytes, stream, &p);
   if (st != RS_OK) return user_failed(s, &mark, st, "allocate", bytes);
   if (!p)
-    return rs_fail(RS_ERR_OUT_OF_MEMORY, "user allocator '%s' returned NULL for %zu bytes",
-                   s->name, bytes);
+    return rs_fail(RS_ERR_OUT_OF_MEMORY, "user allocator '%s' returned NULL for %zu bytes", s->name,
+                   bytes);
   *out = p;
   return RS_OK;
 }

@@ -10,9 +10,9 @@ typedef struct rs_context rs_context;
 
 typedef struct rs_mem_source {
   rs_context *ctx;
-  int pinned;                     /* 1: page-locked host memory, 0: device memory */
-  const rs_user_allocator *user;  /* NULL: the backend */
-  const char *name;               /* for messages: the user allocator's name */
+  int pinned;                    /* 1: page-locked host memory, 0: device memory */
+  const rs_user_allocator *user; /* NULL: the backend */
+  const char *name;              /* for messages: the user allocator's name */
 } rs_mem_source;
 
 /* One raw allocation / free. A user allocator's failure keeps its status (unknown or

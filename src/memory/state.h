@@ -58,9 +58,10 @@ typedef struct rs_deferred {
   rs_pending_free *items;
   size_t count, cap;
   size_t bytes;
-  int64_t max_count; /* flush when count > max_count */
-  double max_ratio;  /* or when bytes > max_ratio * total */
-  size_t total;      /* device memory the ratio is of */
+  int64_t max_count;    /* flush when count > max_count */
+  double max_ratio;     /* or when bytes > max_ratio * total */
+  size_t total;         /* device memory the ratio is of */
+  size_t peak_reserved; /* of in use + queued */
   int64_t flushes, flush_errors, cancelled;
 } rs_deferred;
 
@@ -85,6 +86,7 @@ struct rs_memory {
   size_t nevents, events_cap;
   /* out-of-memory handling, per space */
   _Atomic int64_t oom_recoveries[2], oom_failures[2];
+  _Atomic uint64_t event_seq;
 };
 
 /* deferred.c */
@@ -96,10 +98,15 @@ rs_status rs_direct_free(rs_memory *m, void *ptr, size_t bytes, void *stream, rs
  * (only_if_over) or unconditionally. */
 rs_status rs_deferred_flush(rs_memory *m, int force, int only_if_over);
 void rs_deferred_stats(rs_memory *m, rs_memory_stats *out);
+void rs_deferred_reset(rs_memory *m);
 void rs_deferred_report(rs_memory *m, FILE *out);
 
 /* async_alloc.c (the async allocator over the backend's stream-ordered allocation) */
-rs_status rs_async_alloc(rs_memory *m, size_t bytes, void *stream, void **out);
+/* ready (may be NULL): an event recorded right after the allocation on stream, for other
+ * streams to wait for (the CUDA pool may hand out memory still used by work queued
+ * earlier on that stream). */
+rs_status rs_async_alloc(rs_memory *m, size_t bytes, void *stream, void **out,
+                         rs_mem_event **ready);
 rs_status rs_async_free(rs_memory *m, void *ptr, size_t bytes, void *stream, rs_mem_uses *uses);
 /* Wait for queued frees, then give the CUDA pool's cache back. */
 rs_status rs_async_trim(rs_memory *m);
@@ -109,8 +116,19 @@ void rs_async_stats(rs_memory *m, rs_memory_stats *out);
 rs_status rs_user_alloc(rs_memory *m, size_t bytes, void *stream, void **out);
 rs_status rs_user_free(rs_memory *m, void *ptr, size_t bytes, void *stream, rs_mem_uses *uses);
 void rs_tracked_stats(rs_tracked *t, rs_memory_stats *out);
+void rs_tracked_reset(rs_tracked *t);
 
-/* uses.c: events of other streams' uses, and the event cache */
+/* uses.c: events of other streams' uses, shared ready events, and the event cache */
+struct rs_mem_event {
+  void *ev;
+  _Atomic int refs;
+  uint64_t seq; /* recording order: of two events on one stream the later covers both */
+};
+/* A new event recorded on stream now (one reference), or NULL if none can be had. */
+rs_mem_event *rs_mem_event_record(rs_context *ctx, void *stream);
+void rs_mem_event_ref(rs_mem_event *e);
+void rs_mem_event_unref(rs_context *ctx, rs_mem_event *e); /* NULL is fine */
+
 /* Record an event on stream into *uses (created if NULL). Never fails: when no event can
  * be had the uses say sync_all, or (no host memory even for that) the stream is
  * synchronized right here. Call with use_lock held when *uses is shared. */

@@ -7,8 +7,10 @@
 #include "core/error.h"
 #include "core/layout.h"
 #include "core/strided.h"
+#include "memory/allocator.h"
 #include "transfer/copy.h"
 #include "transfer/ledger_hooks.h"
+#include "transfer/staging.h"
 
 int rs_kind_on_device(rs_mem_kind kind) { return kind == RS_MEM_DEVICE || kind == RS_MEM_MANAGED; }
 
@@ -70,16 +72,30 @@ static rs_status rs_check_pair(const rs_array *dst, const rs_array *src, const c
   return RS_OK;
 }
 
-/* A contiguous C-order temporary on one side, for gathering or scattering. */
+/* A contiguous C-order temporary on one side, for gathering or scattering. Device ones
+ * come from the context's allocator; host ones from the pinned pool, so the block that
+ * crosses the bus is page-locked and the transfer runs at full speed (plain host memory
+ * if no pinned memory can be had). Temporaries are freed only after the stream has been
+ * synchronized, so they are never still in use. */
 typedef struct rs_temp {
   void *ptr;
+  size_t bytes;
   int on_device;
+  int pinned;
+  rs_mem_track track; /* device: allocated for the copy's stream, used only there */
 } rs_temp;
 
-static rs_status rs_temp_alloc(rs_temp *t, rs_context *ctx, size_t bytes, int on_device) {
+static rs_status rs_temp_alloc(rs_temp *t, rs_context *ctx, size_t bytes, int on_device,
+                               void *stream) {
   t->on_device = on_device;
   t->ptr = NULL;
-  if (on_device) return ctx->vt->device_alloc(ctx->be, bytes, &t->ptr);
+  t->bytes = bytes;
+  t->pinned = 0;
+  if (on_device) return rs_device_malloc_tracked(ctx, bytes, stream, &t->ptr, &t->track);
+  if (rs_pinned_malloc(ctx, bytes, 0, &t->ptr) == RS_OK) {
+    t->pinned = 1;
+    return RS_OK;
+  }
   t->ptr = malloc(bytes);
   if (!t->ptr) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "copy: no host memory for a %zu-byte staging buffer", bytes);
   return RS_OK;
@@ -88,7 +104,9 @@ static rs_status rs_temp_alloc(rs_temp *t, rs_context *ctx, size_t bytes, int on
 static void rs_temp_free(rs_temp *t, rs_context *ctx) {
   if (!t->ptr) return;
   if (t->on_device)
-    ctx->vt->device_free(ctx->be, t->ptr);
+    (void)rs_device_mfree_tracked(ctx, t->ptr, t->bytes, &t->track); /* synchronized: idle */
+  else if (t->pinned)
+    (void)rs_pinned_mfree(ctx, t->ptr, t->bytes, 0, NULL);
   else
     free(t->ptr);
   t->ptr = NULL;
@@ -112,34 +130,49 @@ static rs_status rs_side_strided(rs_context *ctx, int on_device, void *dst, cons
   return RS_OK;
 }
 
-/* Move the bytes. Returns with the work queued; *must_sync says a temporary is in use. */
+/* One contiguous block across the bus or within a side. A large block with a pageable
+ * host side goes through the pinned staging ring (src/transfer/staging.c). */
+static rs_status rs_move_block(rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
+                               void *stream, int pageable) {
+  if (pageable && rs_staging_applies(ctx, bytes, dir)) return rs_staged_copy(ctx, dst, src, bytes, dir, stream);
+  return ctx->vt->copy_async(ctx->be, dst, src, bytes, dir, stream);
+}
+
+static int rs_is_pageable(const rs_array *a) { return rs_buffer_effective_kind(a->buf) == RS_MEM_HOST; }
+
+/* Move the bytes. Returns with the work queued; the caller synchronizes when a
+ * temporary is in use. */
 static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, void *stream,
                          rs_temp *stage_src, rs_temp *stage_dst) {
   rs_context *ctx = dst->ctx;
-  const rs_backend_vtable *vt = ctx->vt;
   size_t bytes = rs_array_nbytes(dst);
   void *dptr = rs_side_ptr(dst);
   const void *sptr = rs_side_ptr(src);
+  int src_dev = rs_kind_on_device(src->buf->kind), dst_dev = rs_kind_on_device(dst->buf->kind);
   if (rs_same_dense_layout(dst, src)) {
     /* Element 0 is the lowest address of a dense view. */
-    return vt->copy_async(ctx->be, dptr, sptr, bytes, dir, stream);
+    int pageable = (!src_dev && rs_is_pageable(src)) || (!dst_dev && rs_is_pageable(dst));
+    return rs_move_block(ctx, dptr, sptr, bytes, dir, stream, pageable);
   }
-  int src_dev = rs_kind_on_device(src->buf->kind), dst_dev = rs_kind_on_device(dst->buf->kind);
   if (src_dev == dst_dev)
     return rs_side_strided(ctx, src_dev, dptr, dst->strides, sptr, src->strides, dst, stream);
   int64_t cstr[RS_MAX_DIMS];
   rs_c_strides(cstr, dst);
   /* Source side: a C-order block to send. */
   const void *block = sptr;
+  int block_pageable = !src_dev && rs_is_pageable(src);
   if (!rs_is_c(src)) {
-    RS_TRY(rs_temp_alloc(stage_src, ctx, bytes, src_dev));
+    RS_TRY(rs_temp_alloc(stage_src, ctx, bytes, src_dev, stream));
     RS_TRY(rs_side_strided(ctx, src_dev, stage_src->ptr, cstr, sptr, src->strides, src, stream));
     block = stage_src->ptr;
+    block_pageable = !src_dev && !stage_src->pinned;
   }
-  if (rs_is_c(dst)) return vt->copy_async(ctx->be, dptr, block, bytes, dir, stream);
+  if (rs_is_c(dst))
+    return rs_move_block(ctx, dptr, block, bytes, dir, stream, block_pageable || (!dst_dev && rs_is_pageable(dst)));
   /* Destination side: receive the block, then scatter it into the view. */
-  RS_TRY(rs_temp_alloc(stage_dst, ctx, bytes, dst_dev));
-  RS_TRY(vt->copy_async(ctx->be, stage_dst->ptr, block, bytes, dir, stream));
+  RS_TRY(rs_temp_alloc(stage_dst, ctx, bytes, dst_dev, stream));
+  RS_TRY(rs_move_block(ctx, stage_dst->ptr, block, bytes, dir, stream,
+                       block_pageable || (!dst_dev && !stage_dst->pinned)));
   return rs_side_strided(ctx, dst_dev, dptr, dst->strides, stage_dst->ptr, cstr, dst, stream);
 }
 
@@ -176,6 +209,10 @@ rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,
                  rs_buffer_effective_kind(src->buf) == RS_MEM_HOST;
   if (pageable) RS_TRY(rs_wait_for_earlier_work(ctx, native, who));
 
+  /* Memory reused from a cache may still be in use by earlier work on the stream it was
+   * allocated for: a copy on another stream is ordered after that work. */
+  RS_TRY(rs_memory_prepare_use(dst->buf, native));
+  RS_TRY(rs_memory_prepare_use(src->buf, native));
   rs_ledger_token token = rs_ledger_copy_begin(ctx, dir, bytes, cause, native);
   rs_temp stage_src = {0}, stage_dst = {0};
   rs_status st = rs_move(dst, src, dir, native, &stage_src, &stage_dst);
@@ -183,6 +220,11 @@ rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,
   if (pageable || stage_src.ptr || stage_dst.ptr) {
     rs_status sync = ctx->vt->stream_synchronize(ctx->be, native);
     if (st == RS_OK) st = sync;
+  } else if (st == RS_OK) {
+    /* Still queued: memory used on a stream other than its own must not be reused
+     * before this copy is done (the memory layer records an event where needed). */
+    rs_memory_note_use(dst->buf, native);
+    rs_memory_note_use(src->buf, native);
   }
   rs_ledger_copy_end(ctx, token, dir, bytes, cause, native);
   rs_temp_free(&stage_src, ctx);

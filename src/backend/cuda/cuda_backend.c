@@ -1,5 +1,6 @@
 /* Per-context state of the CUDA backend and its vtable. */
 #include <stdlib.h>
+#include "backend/cuda/cuda_async_alloc.h"
 #include "backend/cuda/cuda_internal.h"
 
 static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
@@ -78,4 +79,8 @@ const rs_backend_vtable rs_backend_cuda = {
     .event_elapsed_ms = rs_cuda_event_elapsed_ms,
     .kernel_axpb = rs_cuda_kernel_axpb,
     .kernel_sleep = rs_cuda_kernel_sleep,
+    .device_alloc_async = rs_cuda_device_alloc_async,
+    .device_free_async = rs_cuda_device_free_async,
+    .device_async_trim = rs_cuda_device_async_trim,
+    .device_async_usage = rs_cuda_device_async_usage,
 };

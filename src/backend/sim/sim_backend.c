@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "backend/sim/sim_async_alloc.h"
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
 
@@ -102,7 +103,7 @@ static void sim_close(rs_backend *b) {
   sim_event_free_all_locked(b);
   pthread_mutex_unlock(&b->lock);
   /* After the streams: their last tasks may still have used the pool. */
-  sim_pool_stop(&b->pool);
+  rs_thread_pool_stop(&b->pool);
   sim_memory_release_all(b);
   pthread_mutex_destroy(&b->lock);
   pthread_mutex_destroy(&b->mem_lock);
@@ -128,7 +129,7 @@ static rs_status sim_open(rs_backend **out, int device, const rs_config *cfg) {
     free(b);
     return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create a mutex");
   }
-  rs_status st = sim_pool_start(&b->pool, threads);
+  rs_status st = rs_thread_pool_start(&b->pool, threads, "sim open");
   if (st != RS_OK) {
     pthread_mutex_destroy(&b->mem_lock);
     pthread_mutex_destroy(&b->lock);
@@ -194,4 +195,15 @@ const rs_backend_vtable rs_backend_sim = {
     .event_elapsed_ms = sim_event_elapsed_ms,
     .kernel_axpb = sim_kernel_axpb,
     .kernel_sleep = sim_kernel_sleep,
+    .device_alloc_async = sim_device_alloc_async,
+    .device_free_async = sim_device_free_async,
+    .device_async_trim = sim_device_async_trim,
+    .device_async_usage = sim_device_async_usage,
 };
+
+int rs_sim_thread_count(const rs_backend *b) { return rs_thread_pool_threads(&b->pool); }
+
+void rs_sim_parallel_for(rs_backend *b, int64_t n, void (*body)(int64_t begin, int64_t end, void *arg),
+                         void *arg) {
+  rs_thread_pool_run(&b->pool, n, body, arg);
+}

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "backend/backend.h"
 #include "backend/sim/sim.h"
+#include "core/thread_pool.h"
 
 /* ---- pointer maps: sorted by address, so interior pointers can be looked up ---------- */
 
@@ -34,23 +35,8 @@ const sim_range *sim_ptrmap_containing(const sim_ptrmap *m, uintptr_t addr);
 int sim_ptrmap_overlaps(const sim_ptrmap *m, uintptr_t addr, size_t size);
 void sim_ptrmap_release(sim_ptrmap *m);
 
-/* ---- the parallel-for pool ------------------------------------------------------------ */
+/* ---- the parallel-for pool: the core's (src/core/thread_pool.h) ---- */
 
-typedef struct sim_job sim_job;
-
-typedef struct sim_pool {
-  pthread_mutex_t lock;
-  pthread_cond_t work_cv; /* a job was listed, or stop */
-  pthread_cond_t done_cv; /* a helper left a job */
-  int nthreads;           /* including the calling thread */
-  int nhelpers;           /* helper threads actually started */
-  pthread_t *helpers;
-  int stop;
-  sim_job *jobs; /* jobs with chunks left to claim */
-} sim_pool;
-
-rs_status sim_pool_start(sim_pool *p, int nthreads);
-void sim_pool_stop(sim_pool *p);
 
 /* ---- streams, events and the signals they wait on ------------------------------------- */
 
@@ -130,7 +116,7 @@ struct rs_backend {
   sim_event *events;   /* every event not yet freed */
   sim_thread_stream *per_thread;
 
-  sim_pool pool;
+  rs_thread_pool pool;
 };
 
 /* Streams (sim_stream.c). */

@@ -1,23 +1,22 @@
-/* The parallel-for pool: sim_threads - 1 persistent helpers, the caller being the last.
- *
- * Chunks are claimed with an atomic counter and the caller claims them too, so a call
- * finishes even when every helper is busy with another stream's job: several workers
- * and nested calls can share the pool without waiting on each other. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include "backend/sim/sim_internal.h"
+#include <string.h>
+#include <unistd.h>
 #include "core/error.h"
+#include "core/thread_pool.h"
 
-struct sim_job {
+struct rs_pool_job {
   void (*body)(int64_t begin, int64_t end, void *arg);
   void *arg;
   int64_t n, chunk, nchunks;
   atomic_int_fast64_t next_chunk;
   int helpers; /* under the pool lock */
   int listed;  /* under the pool lock */
-  sim_job *link;
+  rs_pool_job *link;
 };
 
-static void run_chunks(sim_job *j) {
+static void run_chunks(rs_pool_job *j) {
   for (;;) {
     int64_t c = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed);
     if (c >= j->nchunks) return;
@@ -27,9 +26,9 @@ static void run_chunks(sim_job *j) {
   }
 }
 
-static void unlist_locked(sim_pool *p, sim_job *j) {
+static void unlist_locked(rs_thread_pool *p, rs_pool_job *j) {
   if (!j->listed) return;
-  for (sim_job **pp = &p->jobs; *pp; pp = &(*pp)->link) {
+  for (rs_pool_job **pp = &p->jobs; *pp; pp = &(*pp)->link) {
     if (*pp == j) {
       *pp = j->link;
       break;
@@ -39,12 +38,12 @@ static void unlist_locked(sim_pool *p, sim_job *j) {
 }
 
 static void *helper_main(void *arg) {
-  sim_pool *p = arg;
+  rs_thread_pool *p = arg;
   pthread_mutex_lock(&p->lock);
   for (;;) {
     while (!p->stop && !p->jobs) pthread_cond_wait(&p->work_cv, &p->lock);
     if (p->stop) break;
-    sim_job *j = p->jobs;
+    rs_pool_job *j = p->jobs;
     j->helpers++;
     pthread_mutex_unlock(&p->lock);
     run_chunks(j);
@@ -57,37 +56,36 @@ static void *helper_main(void *arg) {
   return NULL;
 }
 
-rs_status sim_pool_start(sim_pool *p, int nthreads) {
+rs_status rs_thread_pool_start(rs_thread_pool *p, int nthreads, const char *who) {
   p->nthreads = nthreads;
   p->nhelpers = 0;
   p->stop = 0;
   p->jobs = NULL;
   p->helpers = NULL;
   if (pthread_mutex_init(&p->lock, NULL) != 0)
-    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create the thread pool's lock");
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: cannot create the thread pool's lock", who);
   if (pthread_cond_init(&p->work_cv, NULL) != 0) {
     pthread_mutex_destroy(&p->lock);
-    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create the thread pool");
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: cannot create the thread pool", who);
   }
   if (pthread_cond_init(&p->done_cv, NULL) != 0) {
     pthread_cond_destroy(&p->work_cv);
     pthread_mutex_destroy(&p->lock);
-    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create the thread pool");
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: cannot create the thread pool", who);
   }
   if (nthreads > 1) {
     p->helpers = calloc((size_t)nthreads - 1, sizeof *p->helpers);
     if (!p->helpers) {
-      sim_pool_stop(p);
-      return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: out of host memory for %d threads",
+      rs_thread_pool_stop(p);
+      return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: out of host memory for %d threads", who,
                      nthreads);
     }
     for (int i = 0; i < nthreads - 1; i++) {
       int err = pthread_create(&p->helpers[i], NULL, helper_main, p);
       if (err != 0) {
-        char buf[128];
-        sim_pool_stop(p);
-        return rs_fail(RS_ERR_DEVICE, "sim open: cannot start pool thread %d of %d: %s", i + 2,
-                       nthreads, sim_errno_text(err, buf, sizeof buf));
+        rs_thread_pool_stop(p);
+        return rs_fail(RS_ERR_DEVICE, "%s: cannot start pool thread %d of %d: %s", who, i + 2,
+                       nthreads, strerror(err));
       }
       p->nhelpers++;
     }
@@ -95,7 +93,7 @@ rs_status sim_pool_start(sim_pool *p, int nthreads) {
   return RS_OK;
 }
 
-void sim_pool_stop(sim_pool *p) {
+void rs_thread_pool_stop(rs_thread_pool *p) {
   pthread_mutex_lock(&p->lock);
   p->stop = 1;
   pthread_cond_broadcast(&p->work_cv);
@@ -109,12 +107,14 @@ void sim_pool_stop(sim_pool *p) {
   pthread_mutex_destroy(&p->lock);
 }
 
-int rs_sim_thread_count(const rs_backend *b) { return b->pool.nhelpers + 1; }
+int rs_host_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
 
-void rs_sim_parallel_for(rs_backend *b, int64_t n,
-                         void (*body)(int64_t begin, int64_t end, void *arg), void *arg) {
+void rs_thread_pool_run(rs_thread_pool *p, int64_t n, void (*body)(int64_t begin, int64_t end, void *arg),
+                        void *arg) {
   if (n <= 0) return;
-  sim_pool *p = &b->pool;
   int threads = p->nhelpers + 1;
   /* A few chunks per thread evens out uneven bodies without much claiming overhead. */
   int64_t want = (int64_t)threads * 4;
@@ -124,11 +124,11 @@ void rs_sim_parallel_for(rs_backend *b, int64_t n,
     body(0, n, arg);
     return;
   }
-  sim_job j = {.body = body, .arg = arg, .n = n, .chunk = chunk, .nchunks = nchunks,
+  rs_pool_job j = {.body = body, .arg = arg, .n = n, .chunk = chunk, .nchunks = nchunks,
                .helpers = 0, .listed = 1, .link = NULL};
   atomic_init(&j.next_chunk, 0);
   pthread_mutex_lock(&p->lock);
-  sim_job **tail = &p->jobs;
+  rs_pool_job **tail = &p->jobs;
   while (*tail) tail = &(*tail)->link;
   *tail = &j;
   pthread_cond_broadcast(&p->work_cv);

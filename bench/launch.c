@@ -1,0 +1,105 @@
+/* bench/launch: the cost of launching an empty user kernel through resident, per launch,
+ * side by side with raw CUDA C <<<>>> in the same process (bench/launch_py.py measures
+ * CuPy's RawKernel and Numba the same way).
+ *
+ * Each figure is the host wall time of n back-to-back launches plus one synchronize,
+ * divided by n (as /work/shared/anchors/limits.cu measured the 4.4 us raw figure), the
+ * median of several repeats after a warm-up. resident is measured with the ledger's
+ * device timing on (two events recorded around every kernel - the default) and off
+ * (RESIDENT_LEDGER_TIMING=0 or rs_ledger_set_timing), and with a fixed and a computed
+ * (occupancy) configuration. The target is 1.3x of raw CUDA C.
+ *
+ *   bench/launch [launches per repeat, default 100000]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "resident.h"
+
+double rs_bench_raw_launch_us(int n); /* launch_raw.cu */
+
+#define REPEATS 5
+
+static const char *empty_source = "extern \"C\" __global__ void empty_k(float *p) {}\n";
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return v[n / 2];
+}
+
+static int fail(const char *what, rs_status st) {
+  fprintf(stderr, "launch: %s: %s: %s\n", what, rs_status_name(st), rs_last_error());
+  return 1;
+}
+
+/* Microseconds per launch of k over n launches, median of REPEATS; -1 on error. */
+static double resident_us(rs_context *ctx, rs_kernel *k, rs_array *d, const rs_launch_config *cfg, int n) {
+  double t[REPEATS];
+  for (int r = -1; r < REPEATS; r++) {
+    if (rs_ledger_reset(ctx) != RS_OK) return -1; /* keep the ledger's pending list short */
+    double t0 = now_s();
+    for (int i = 0; i < n; i++)
+      if (rs_kernel_launch(k, cfg, RS_ARGS(rs_arg_array(d))) != RS_OK) return -1;
+    if (rs_context_synchronize(ctx) != RS_OK) return -1;
+    if (r >= 0) t[r] = (now_s() - t0) / n * 1e6;
+  }
+  return median(t, REPEATS);
+}
+
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 100000;
+  if (n <= 0) n = 100000;
+  rs_context *ctx = NULL;
+  rs_status st = rs_context_create(&ctx, RS_BACKEND_CUDA, 0);
+  if (st != RS_OK) return fail("rs_context_create(cuda)", st);
+  rs_device_props props;
+  if ((st = rs_context_props(ctx, &props)) != RS_OK) return fail("rs_context_props", st);
+  rs_kernel *k = NULL;
+  if ((st = rs_kernel_create(&k, ctx, empty_source, "empty_k", NULL)) != RS_OK) return fail("rs_kernel_create", st);
+  int64_t one = 1;
+  rs_array *d = NULL;
+  if ((st = rs_device_array(&d, ctx, 1, &one, RS_FLOAT32, NULL, RS_ORDER_C)) != RS_OK) return fail("rs_device_array", st);
+
+  double raw[REPEATS];
+  rs_bench_raw_launch_us(n / 10 + 1); /* warm-up */
+  for (int r = 0; r < REPEATS; r++) raw[r] = rs_bench_raw_launch_us(n);
+  double raw_us = median(raw, REPEATS);
+
+  rs_launch_config fixed = {.grid = {1}, .block = {1}};
+  rs_launch_config computed = {.elements = 1}; /* grid and block from occupancy (cached) */
+  rs_ledger_set_timing(ctx, 0);
+  double off_fixed = resident_us(ctx, k, d, &fixed, n);
+  double off_computed = resident_us(ctx, k, d, &computed, n);
+  rs_ledger_set_timing(ctx, 1);
+  double on_fixed = resident_us(ctx, k, d, &fixed, n);
+  double on_computed = resident_us(ctx, k, d, &computed, n);
+  if (raw_us <= 0 || off_fixed < 0 || off_computed < 0 || on_fixed < 0 || on_computed < 0) {
+    fprintf(stderr, "launch: a measurement failed: %s\n", rs_last_error());
+    return 1;
+  }
+
+  printf("device: %s, %d launches per repeat, median of %d\n", props.name, n, REPEATS);
+  printf("%-58s %9s %9s\n", "empty kernel, one pointer argument, per launch", "us", "x raw");
+  printf("%-58s %9.3f %9.2f\n", "raw CUDA C <<<1,1>>>", raw_us, 1.0);
+  printf("%-58s %9.3f %9.2f\n", "resident, ledger timing off, grid 1 x block 1", off_fixed, off_fixed / raw_us);
+  printf("%-58s %9.3f %9.2f\n", "resident, ledger timing off, computed grid/block", off_computed, off_computed / raw_us);
+  printf("%-58s %9.3f %9.2f\n", "resident, ledger timing on (default), grid 1 x block 1", on_fixed, on_fixed / raw_us);
+  printf("%-58s %9.3f %9.2f\n", "resident, ledger timing on (default), computed", on_computed, on_computed / raw_us);
+  printf("target: within 1.3x of raw CUDA C: timing off %s, timing on %s\n", off_fixed <= 1.3 * raw_us ? "met" : "NOT met",
+         on_fixed <= 1.3 * raw_us ? "met" : "NOT met");
+  rs_array_release(d);
+  rs_kernel_destroy(k);
+  rs_context_destroy(ctx);
+  return 0;
+}

@@ -1,0 +1,46 @@
+/* resident/linalg.h - matrix product, singular value decomposition, linear solve.
+ *
+ * The rules of resident/ops.h hold (where ops run, `out`). Dtypes: float32, float64,
+ * complex64, complex128 (operands promote; other dtypes are RS_ERR_DTYPE - cast first).
+ * On the GPU: cuBLAS and cuSOLVER, loaded when first used (a machine without them gets
+ * RS_ERR_UNSUPPORTED from these calls and nothing else changes). On the host and the
+ * simulator: plain C (blocked loops, one-sided Jacobi SVD, LU with partial pivoting).
+ *
+ * Thread safety: as every op.
+ */
+#ifndef RESIDENT_LINALG_H
+#define RESIDENT_LINALG_H
+
+#include "resident/array.h"
+#include "resident/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NumPy's matmul: (..., m, k) @ (..., k, n) -> (..., m, n), batch axes broadcast; a 1-d
+ * operand is a vector (its axis is dropped from the result). Inner dimensions that
+ * differ are RS_ERR_SHAPE; 0-d operands are RS_ERR_SHAPE. */
+rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+
+/* a (..., m, n) = u * diag(s) * vh, singular values descending and >= 0.
+ * full_matrices: u (..., m, m), vh (..., n, n); else u (..., m, k), vh (..., k, n) with
+ * k = min(m, n). s (..., k) has the real dtype of a. u and vh may be NULL (values only).
+ * An empty matrix (m or n = 0) or fewer than 2 dimensions is RS_ERR_SHAPE. Input with
+ * NaN or infinity gives NaN results (as LAPACK's, where NumPy raises). On the GPU a fast
+ * method (gesvda) is tried first and its result checked (reconstruction and
+ * orthogonality residuals); when the check fails - ill-conditioned input - the call
+ * falls back to the QR-iteration SVD (gesvd). Either way errors stay at the level of
+ * the dtype's precision. */
+rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a,
+                 int full_matrices, rs_stream *stream);
+
+/* x with a @ x = b: a (..., n, n), b (..., n) or (..., n, k) (batch axes broadcast).
+ * A singular matrix is RS_ERR_INVALID_ARGUMENT ("singular matrix"); finding that out
+ * reads a flag from the device (an implicit copy of 4 bytes per call, recorded). */
+rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,79 @@
+/* resident/reduce.h - reductions along axes: sum, prod, mean, min, max, argmin, argmax,
+ * all, any.
+ *
+ * They follow the rules of resident/ops.h: they run where the data is, write through
+ * `rs_array **out` (NULL: a new array; else an existing one of the result's shape and a
+ * dtype the result casts to), and the result of a device reduction stays on the device -
+ * a full reduction gives a 0-d device array, and its value reaches the host only through
+ * rs_array_item_to_host (recorded by the ledger).
+ *
+ * Axes: `axes` lists naxes axes (negative ones count from the end; a repeated or out of
+ * range axis is RS_ERR_AXIS); axes == NULL reduces every axis. keepdims keeps reduced
+ * axes with length 1, so the result broadcasts against the input.
+ *
+ * Result dtypes (NumPy's): sum and prod of bool and signed integers give int64, of
+ * unsigned integers uint64, of floats and complex their own dtype; mean of integers
+ * gives float64, of floats and complex their own dtype; min and max keep the dtype;
+ * argmin and argmax give int64; all and any give bool. Sums and means of float16 and
+ * float32 are accumulated in float64 (more than NumPy's float32, never less), integers
+ * in 64 bits with wrap-around. NaN propagates through sum, prod, mean, min and max;
+ * argmin/argmax return the first NaN's index; the first of equal extremes wins.
+ * min, max, argmin and argmax of an empty reduction are RS_ERR_SHAPE (no identity);
+ * sum of nothing is 0, prod 1, mean NaN, all true, any false. Complex numbers have no
+ * order here: min/max/argmin/argmax of complex are RS_ERR_DTYPE.
+ *
+ * Thread safety: as every op.
+ */
+#ifndef RESIDENT_REDUCE_H
+#define RESIDENT_REDUCE_H
+
+#include "resident/array.h"
+#include "resident/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rs_reduce_op {
+  RS_REDUCE_SUM = 0,
+  RS_REDUCE_PROD,
+  RS_REDUCE_MEAN,
+  RS_REDUCE_MIN,
+  RS_REDUCE_MAX,
+  RS_REDUCE_ARGMIN,
+  RS_REDUCE_ARGMAX,
+  RS_REDUCE_ALL,
+  RS_REDUCE_ANY,
+  RS_REDUCE_COUNT
+} rs_reduce_op;
+
+/* "sum", "prod", ...; "invalid" otherwise. */
+const char *rs_reduce_op_name(rs_reduce_op op);
+
+/* The general form. argmin / argmax take one axis or all (then the index is into the
+ * array flattened in C order). */
+rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxes,
+                    const int *axes, int keepdims, rs_stream *stream);
+
+rs_status rs_sum(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+                 rs_stream *stream);
+rs_status rs_prod(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+                  rs_stream *stream);
+rs_status rs_mean(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+                  rs_stream *stream);
+rs_status rs_min(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+                 rs_stream *stream);
+rs_status rs_max(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+                 rs_stream *stream);
+rs_status rs_all(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+                 rs_stream *stream);
+rs_status rs_any(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+                 rs_stream *stream);
+/* axis RS_ALL_AXES: over the flattened array. */
+rs_status rs_argmin(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
+rs_status rs_argmax(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+/* resident/sort.h - sort and argsort along the last axis.
+ *
+ * Integer, bool and float dtypes (float16 included); complex is RS_ERR_DTYPE. NaN sorts
+ * last, as in NumPy (whatever its sign bit); -0.0 and 0.0 are equal in value (their
+ * relative order is unspecified). Both sorts are stable, so argsort equals NumPy's
+ * argsort(kind="stable"). On the GPU they are CUB radix sorts (a segmented pass for
+ * more than one row); on the host and the simulator a radix sort of the same keys.
+ * A 0-d array is RS_ERR_AXIS. The rules of `out` are those of resident/ops.h: rs_sort
+ * with *out == a sorts in place; argsort gives int64 indices along the last axis.
+ *
+ * Thread safety: as every op.
+ */
+#ifndef RESIDENT_SORT_H
+#define RESIDENT_SORT_H
+
+#include "resident/array.h"
+#include "resident/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+rs_status rs_sort(rs_array **out, const rs_array *a, rs_stream *stream);
+rs_status rs_argsort(rs_array **out, const rs_array *a, rs_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

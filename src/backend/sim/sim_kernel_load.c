@@ -1,0 +1,178 @@
+/* Loading a simulator kernel: the image (a shared object) goes into an anonymous memory
+ * file and is dlopen'ed from there - no file on disk to clean up, and every load is a new
+ * inode, so two kernels never share globals (their __constant__ and __device__ variables
+ * are their own, as two CUDA modules' are). */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "backend/sim/sim_kernel.h"
+#include "core/error.h"
+
+static int rs_write_all(int fd, const void *data, size_t len) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n <= 0) return 0;
+    p += n;
+    len -= (size_t)n;
+  }
+  return 1;
+}
+
+typedef unsigned (*rs_bind_fn)(const rs_sim_runtime *);
+
+/* dlopen path and bind the object. dlopen knows objects by path first: a path that named
+ * an object still resident (one whose dlclose did not unload it) would hand that back, and
+ * its rs_sim_bind says so. */
+static void *rs_open_bound(const char *path, char *why, size_t why_len) {
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!dl) {
+    snprintf(why, why_len, "%s", dlerror());
+    return NULL;
+  }
+  rs_bind_fn bind = (rs_bind_fn)dlsym(dl, "rs_sim_bind");
+  unsigned abi = bind ? bind(&rs_sim_runtime_table) : RS_SIM_ABI + 1;
+  if (abi == RS_SIM_ABI) return dl;
+  snprintf(why, why_len, abi == 0 ? "the loader returned an earlier copy of the object"
+                                  : "the object was not built by this library's simulator");
+  dlclose(dl);
+  return NULL;
+}
+
+/* Load the image from a memory file, kept open while the object is loaded so that its
+ * /proc path names no other live object; failing that, from a temporary file. */
+static void *rs_dlopen_image(const void *image, size_t bytes, int *fd_out, char *why, size_t why_len) {
+  *fd_out = -1;
+  int fd = memfd_create("resident-sim-kernel", MFD_CLOEXEC);
+  if (fd >= 0) {
+    if (rs_write_all(fd, image, bytes)) {
+      char path[64];
+      snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+      void *dl = rs_open_bound(path, why, why_len);
+      if (dl) {
+        *fd_out = fd;
+        return dl;
+      }
+    }
+    close(fd);
+  }
+  char path[] = "/tmp/resident-sim-kernel-XXXXXX";
+  fd = mkstemp(path);
+  if (fd < 0) return NULL;
+  void *dl = rs_write_all(fd, image, bytes) ? rs_open_bound(path, why, why_len) : NULL;
+  close(fd);
+  unlink(path);
+  return dl;
+}
+
+rs_status sim_kernel_load(rs_backend *b, const void *image, size_t bytes, void **module) {
+  (void)b;
+  char why[512] = "cannot write the object";
+  int fd = -1;
+  void *dl = rs_dlopen_image(image, bytes, &fd, why, sizeof why);
+  if (!dl) return rs_fail(RS_ERR_DEVICE, "sim kernel load: %s", why);
+  sim_kmodule *m = calloc(1, sizeof *m);
+  if (!m) {
+    dlclose(dl);
+    if (fd >= 0) close(fd);
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim kernel load: out of host memory");
+  }
+  m->dl = dl;
+  m->fd = fd;
+  m->entry = (void (*)(void **))dlsym(dl, "rs_sim_entry");
+  m->current_slot = (rs_sim_thread * *(*)(void)) dlsym(dl, "rs_sim_current_slot");
+  int (*count)(void) = (int (*)(void))dlsym(dl, "rs_sim_param_count");
+  const size_t *(*sizes)(void) = (const size_t *(*)(void))dlsym(dl, "rs_sim_param_sizes");
+  const char *(*name)(void) = (const char *(*)(void))dlsym(dl, "rs_sim_kernel_name");
+  int (*barrier)(void) = (int (*)(void))dlsym(dl, "rs_sim_uses_barrier");
+  int n = count ? count() : -1;
+  if (!m->entry || !m->current_slot || !sizes || !name || !barrier || n < 0 || n > RS_KERNEL_MAX_PARAMS) {
+    dlclose(dl);
+    if (fd >= 0) close(fd);
+    free(m);
+    return rs_fail(RS_ERR_DEVICE, "sim kernel load: the object lacks the simulator's entry points");
+  }
+  m->nparams = n;
+  memcpy(m->param_sizes, sizes(), (size_t)n * sizeof(size_t));
+  snprintf(m->name, sizeof m->name, "%s", name());
+  m->uses_barrier = barrier();
+  atomic_init(&m->refs, 1);
+  pthread_mutex_init(&m->fault_lock, NULL);
+  *module = m;
+  return RS_OK;
+}
+
+rs_status sim_kernel_get_function(rs_backend *b, void *module, const char *name, void **fn, rs_kernel_attrs *a) {
+  sim_kmodule *m = module;
+  if (strcmp(m->name, name) != 0)
+    return rs_fail(RS_ERR_NOT_FOUND, "sim: the object holds kernel '%s', not '%s'", m->name, name);
+  memset(a, 0, sizeof *a);
+  a->max_threads_per_block = 1024;
+  a->max_block[0] = a->max_block[1] = 1024;
+  a->max_block[2] = 64;
+  a->max_grid[0] = 2147483647u;
+  a->max_grid[1] = a->max_grid[2] = 65535;
+  a->static_shared_bytes = 0; /* thread-local storage of the object: not counted */
+  a->dynamic_shared_limit = RS_SIM_SHARED_BYTES;
+  a->dynamic_shared_optin = RS_SIM_SHARED_BYTES;
+  a->nparams = m->nparams;
+  memcpy(a->param_sizes, m->param_sizes, sizeof a->param_sizes);
+  a->multiprocessors = rs_sim_thread_count(b);
+  a->max_threads_per_multiprocessor = 1024;
+  *fn = m->entry;
+  return RS_OK;
+}
+
+rs_status sim_kernel_get_symbol(rs_backend *b, void *module, const char *symbol, void **ptr, size_t *bytes) {
+  (void)b;
+  sim_kmodule *m = module;
+  void *p = dlsym(m->dl, symbol);
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  if (!p || !dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || sym->st_size == 0 ||
+      (sym->st_info & 0xf) != STT_OBJECT) /* ELF's ST_TYPE, the same for 32 and 64 bits */
+    return rs_fail(RS_ERR_NOT_FOUND, "kernel '%s' has no __constant__ or __device__ variable '%s'", m->name, symbol);
+  *ptr = p;
+  *bytes = (size_t)sym->st_size;
+  return RS_OK;
+}
+
+void sim_kmodule_retain(sim_kmodule *m) { atomic_fetch_add(&m->refs, 1); }
+
+void sim_kmodule_release(sim_kmodule *m) {
+  if (atomic_fetch_sub(&m->refs, 1) != 1) return;
+  dlclose(m->dl);
+  if (m->fd >= 0) close(m->fd);
+  pthread_mutex_destroy(&m->fault_lock);
+  free(m);
+}
+
+void sim_kernel_unload(void *module) {
+  if (module) sim_kmodule_release(module);
+}
+
+void sim_kmodule_fault(sim_kmodule *m, rs_status st, const char *message) {
+  pthread_mutex_lock(&m->fault_lock);
+  if (m->fault == RS_OK) {
+    m->fault = st;
+    snprintf(m->fault_message, sizeof m->fault_message, "%s", message);
+  }
+  pthread_mutex_unlock(&m->fault_lock);
+}
+
+rs_status sim_kernel_take_fault(void *module) {
+  sim_kmodule *m = module;
+  pthread_mutex_lock(&m->fault_lock);
+  rs_status st = m->fault;
+  if (st != RS_OK) {
+    rs_fail(st, "%s", m->fault_message);
+    m->fault = RS_OK;
+  }
+  pthread_mutex_unlock(&m->fault_lock);
+  return st;
+}

@@ -1,0 +1,80 @@
+/* Internal: the native loops of the array operations. Written once, they run in two
+ * places: as the simulator's device work (queued on a stream, spread over its thread
+ * pool) and as the host path (ops on host arrays, run at once on the calling thread).
+ * `sim` is the simulator backend whose pool to use, or NULL for the calling thread only.
+ * All pointers are host-usable (the simulator's table translates device pointers before
+ * the work runs). The loops cannot fail: whatever may fail is checked or allocated by the
+ * caller beforehand.
+ */
+#ifndef RS_BACKEND_SIM_OPS_H
+#define RS_BACKEND_SIM_OPS_H
+
+#include <complex.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ops/ops_backend.h"
+
+/* The C type of each value class. */
+typedef uint8_t rs_vb;
+typedef int64_t rs_vi;
+typedef uint64_t rs_vu;
+typedef float rs_vf;
+typedef double rs_vd;
+typedef float _Complex rs_vc;
+typedef double _Complex rs_vz;
+
+/* Elements per block of the blocked loops: small enough that the registers of a 64-node
+ * program (64 x 64 x 16 bytes) fit on a thread's stack. */
+#define RS_NAT_BLOCK 64
+
+size_t rs_cls_size(rs_cls c);
+
+/* body over [0, n) in chunks: on the simulator's pool, or here when sim is NULL. */
+void rs_native_for(rs_backend *sim, int64_t n, void (*body)(int64_t begin, int64_t end, void *arg),
+                   void *arg);
+/* Worth spreading over threads? (the hand-off costs more than small loops) */
+int rs_native_parallel(rs_backend *sim, int64_t work);
+
+/* ---- values (sim_ops_convert.c) ---- */
+/* NumPy's float-to-integer results on x86: NaN and out-of-range give INT64_MIN. */
+int64_t rs_nat_f2i(double v);
+uint64_t rs_nat_f2u(double v);
+/* n elements of dtype dt at base + i * stride (or base + offs[i] when offs is given)
+ * into dt's class / from dt's class. */
+void rs_nat_load(rs_dtype dt, const char *base, int64_t stride, const int64_t *offs, int n, void *dst);
+void rs_nat_store(rs_dtype dt, const void *src, char *base, int64_t stride, const int64_t *offs, int n);
+/* Between classes (values as astype converts them). */
+void rs_nat_convert(rs_cls from, const void *src, rs_cls to, void *dst, int n);
+/* Round / wrap values in dt's class to what dt holds (int8 wraps, float16 rounds). */
+void rs_nat_normalize(rs_dtype dt, void *buf, int n);
+/* n copies of a scalar as dt (in dt's class). */
+void rs_nat_const(rs_scalar s, rs_dtype dt, void *dst, int n);
+
+/* ---- math (sim_ops_math.c): operands in arg's class, results in res's class ---- */
+void rs_nat_unary(int op, rs_dtype arg, rs_dtype res, const void *x, void *r, int n);
+void rs_nat_binary(int op, rs_dtype arg, rs_dtype res, const void *x, const void *y, void *r, int n);
+
+/* ---- the operations ---- */
+void rs_native_ew(rs_backend *sim, const rs_ew_program *p, const rs_ew_geom *g);
+
+size_t rs_native_reduce_scratch(const rs_reduce_plan *p);
+void rs_native_reduce(rs_backend *sim, const rs_reduce_plan *p, void *scratch);
+
+size_t rs_native_sort_scratch(const rs_sort_plan *p);
+void rs_native_sort(rs_backend *sim, const rs_sort_plan *p, void *scratch);
+
+void rs_native_random(rs_backend *sim, const rs_random_plan *p);
+
+void rs_native_matmul(rs_backend *sim, const rs_matmul_plan *p);
+
+size_t rs_native_svd_scratch(const rs_svd_plan *p);
+void rs_native_svd(rs_backend *sim, const rs_svd_plan *p, void *scratch);
+
+size_t rs_native_solve_scratch(const rs_solve_plan *p);
+void rs_native_solve(rs_backend *sim, const rs_solve_plan *p, void *scratch);
+
+/* Philox4x32-10 (Salmon et al., SC'11): four 32-bit words of counter block `ctr` under
+ * a 64-bit key. */
+void rs_philox4x32(uint64_t key, uint64_t ctr, uint32_t out[4]);
+
+#endif

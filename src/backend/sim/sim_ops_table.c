@@ -1,0 +1,304 @@
+/* The simulator's op table and the host table: the same native loops, queued on a
+ * simulator stream (device pointers translated, run over the pool) or run at once on
+ * the calling thread. A queued task owns a copy of its plan and any scratch memory,
+ * allocated here - before queuing - so the work itself cannot fail. */
+#include <stdlib.h>
+#include <string.h>
+#include "backend/sim/sim.h"
+#include "backend/sim/sim_ops.h"
+#include "core/error.h"
+
+void rs_native_for(rs_backend *sim, int64_t n, void (*body)(int64_t, int64_t, void *), void *arg) {
+  if (sim)
+    rs_sim_parallel_for(sim, n, body, arg);
+  else
+    body(0, n, arg);
+}
+
+/* Below this much work the pool's hand-off costs more than it saves. */
+int rs_native_parallel(rs_backend *sim, int64_t work) {
+  return sim && work >= 65536 && rs_sim_thread_count(sim) > 1;
+}
+
+static void *tr(const void *p) { return rs_sim_translate(p); }
+
+static rs_status no_memory(const char *what, size_t bytes) {
+  return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim %s: no host memory for %zu bytes of scratch", what, bytes);
+}
+
+/* A task: the plan copy, its backend, and scratch freed with it. */
+typedef struct task_head {
+  rs_backend *b;
+  void *scratch;
+} task_head;
+
+static void task_free(void *arg) {
+  task_head *h = arg;
+  free(h->scratch);
+  free(h);
+}
+
+static rs_status submit(rs_backend *b, void *stream, void (*run)(void *), task_head *t, const char *what) {
+  rs_status st = rs_sim_enqueue(b, stream, run, t, task_free);
+  if (st != RS_OK) {
+    task_free(t);
+    return rs_fail_prefix(st, "sim %s: ", what);
+  }
+  return RS_OK;
+}
+
+/* ---- elementwise ---- */
+typedef struct ew_task {
+  task_head h;
+  rs_ew_program p;
+  rs_ew_geom g;
+} ew_task;
+
+static void ew_run(void *arg) {
+  ew_task *t = arg;
+  rs_native_ew(t->h.b, &t->p, &t->g);
+}
+
+static rs_status sim_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream) {
+  ew_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("elementwise", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->g = *g;
+  for (int a = 0; a < g->narrays; a++) t->g.ptr[a] = tr(g->ptr[a]);
+  return submit(b, stream, ew_run, &t->h, "elementwise");
+}
+
+static rs_status host_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream) {
+  (void)b, (void)stream;
+  rs_native_ew(NULL, p, g);
+  return RS_OK;
+}
+
+/* ---- reductions ---- */
+typedef struct reduce_task {
+  task_head h;
+  rs_reduce_plan p;
+} reduce_task;
+
+static void reduce_run(void *arg) {
+  reduce_task *t = arg;
+  rs_native_reduce(t->h.b, &t->p, t->h.scratch);
+}
+
+static rs_status alloc_scratch(void **out, size_t bytes, const char *what) {
+  *out = NULL;
+  if (bytes == 0) return RS_OK;
+  *out = malloc(bytes);
+  return *out ? RS_OK : no_memory(what, bytes);
+}
+
+static rs_status sim_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
+  reduce_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("reduce", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.in = tr(p->in);
+  t->p.out = tr(p->out);
+  rs_status st = alloc_scratch(&t->h.scratch, rs_native_reduce_scratch(p), "reduce");
+  if (st != RS_OK) {
+    task_free(t);
+    return st;
+  }
+  return submit(b, stream, reduce_run, &t->h, "reduce");
+}
+
+static rs_status host_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
+  (void)b, (void)stream;
+  void *scratch = NULL;
+  RS_TRY(alloc_scratch(&scratch, rs_native_reduce_scratch(p), "reduce"));
+  rs_native_reduce(NULL, p, scratch);
+  free(scratch);
+  return RS_OK;
+}
+
+/* ---- sort ---- */
+typedef struct sort_task {
+  task_head h;
+  rs_sort_plan p;
+} sort_task;
+
+static void sort_run(void *arg) {
+  sort_task *t = arg;
+  rs_native_sort(t->h.b, &t->p, t->h.scratch);
+}
+
+static rs_status sim_sort(rs_backend *b, const rs_sort_plan *p, void *stream) {
+  sort_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("sort", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.src = tr(p->src);
+  t->p.dst = tr(p->dst);
+  t->p.indices = tr(p->indices);
+  rs_status st = alloc_scratch(&t->h.scratch, rs_native_sort_scratch(p), "sort");
+  if (st != RS_OK) {
+    task_free(t);
+    return st;
+  }
+  return submit(b, stream, sort_run, &t->h, "sort");
+}
+
+static rs_status host_sort(rs_backend *b, const rs_sort_plan *p, void *stream) {
+  (void)b, (void)stream;
+  void *scratch = NULL;
+  RS_TRY(alloc_scratch(&scratch, rs_native_sort_scratch(p), "sort"));
+  rs_native_sort(NULL, p, scratch);
+  free(scratch);
+  return RS_OK;
+}
+
+/* ---- random ---- */
+typedef struct random_task {
+  task_head h;
+  rs_random_plan p;
+} random_task;
+
+static void random_run(void *arg) {
+  random_task *t = arg;
+  rs_native_random(t->h.b, &t->p);
+}
+
+static rs_status sim_random(rs_backend *b, const rs_random_plan *p, void *stream) {
+  random_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("random", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.ptr = tr(p->ptr);
+  return submit(b, stream, random_run, &t->h, "random");
+}
+
+static rs_status host_random(rs_backend *b, const rs_random_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_native_random(NULL, p);
+  return RS_OK;
+}
+
+/* ---- matmul ---- */
+typedef struct matmul_task {
+  task_head h;
+  rs_matmul_plan p;
+} matmul_task;
+
+static void matmul_run(void *arg) {
+  matmul_task *t = arg;
+  rs_native_matmul(t->h.b, &t->p);
+}
+
+static rs_status sim_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream) {
+  matmul_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("matmul", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.a = tr(p->a);
+  t->p.b = tr(p->b);
+  t->p.c = tr(p->c);
+  return submit(b, stream, matmul_run, &t->h, "matmul");
+}
+
+static rs_status host_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_native_matmul(NULL, p);
+  return RS_OK;
+}
+
+/* ---- svd ---- */
+typedef struct svd_task {
+  task_head h;
+  rs_svd_plan p;
+} svd_task;
+
+static void svd_run(void *arg) {
+  svd_task *t = arg;
+  rs_native_svd(t->h.b, &t->p, t->h.scratch);
+}
+
+static rs_status sim_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
+  svd_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("svd", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.a = tr(p->a);
+  t->p.u = tr(p->u);
+  t->p.s = tr(p->s);
+  t->p.vh = tr(p->vh);
+  t->p.info = tr(p->info);
+  rs_status st = alloc_scratch(&t->h.scratch, rs_native_svd_scratch(p), "svd");
+  if (st != RS_OK) {
+    task_free(t);
+    return st;
+  }
+  return submit(b, stream, svd_run, &t->h, "svd");
+}
+
+static rs_status host_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
+  (void)b, (void)stream;
+  void *scratch = NULL;
+  RS_TRY(alloc_scratch(&scratch, rs_native_svd_scratch(p), "svd"));
+  rs_native_svd(NULL, p, scratch);
+  free(scratch);
+  return RS_OK;
+}
+
+/* ---- solve ---- */
+typedef struct solve_task {
+  task_head h;
+  rs_solve_plan p;
+} solve_task;
+
+static void solve_run(void *arg) {
+  solve_task *t = arg;
+  rs_native_solve(t->h.b, &t->p, t->h.scratch);
+}
+
+static rs_status sim_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
+  solve_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("solve", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.a = tr(p->a);
+  t->p.b = tr(p->b);
+  t->p.info = tr(p->info);
+  rs_status st = alloc_scratch(&t->h.scratch, rs_native_solve_scratch(p), "solve");
+  if (st != RS_OK) {
+    task_free(t);
+    return st;
+  }
+  return submit(b, stream, solve_run, &t->h, "solve");
+}
+
+static rs_status host_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
+  (void)b, (void)stream;
+  void *scratch = NULL;
+  RS_TRY(alloc_scratch(&scratch, rs_native_solve_scratch(p), "solve"));
+  rs_native_solve(NULL, p, scratch);
+  free(scratch);
+  return RS_OK;
+}
+
+const rs_ops_backend rs_ops_sim = {
+    .name = "sim",
+    .ew = sim_ew,
+    .reduce = sim_reduce,
+    .sort = sim_sort,
+    .random = sim_random,
+    .matmul = sim_matmul,
+    .svd = sim_svd,
+    .solve = sim_solve,
+};
+
+const rs_ops_backend rs_ops_host_table = {
+    .name = "host",
+    .ew = host_ew,
+    .reduce = host_reduce,
+    .sort = host_sort,
+    .random = host_random,
+    .matmul = host_matmul,
+    .svd = host_svd,
+    .solve = host_solve,
+};

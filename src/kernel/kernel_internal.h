@@ -1,0 +1,132 @@
+/* Internal to src/kernel: the rs_kernel object and the pieces the kernel files share
+ * (source scanning, the parameter parser, the cache, the compile log). */
+#ifndef RS_KERNEL_INTERNAL_H
+#define RS_KERNEL_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/error.h"
+#include "core/handles.h"
+#include "core/objects.h"
+#include "kernel/kernel_backend.h"
+#include "resident/kernel.h"
+
+#define RS_MAGIC_KERNEL 0x4B524E4Cu /* "KRNL" */
+
+/* Scalar families, to match a dtype against a declared C type. */
+typedef enum rs_scalar_family {
+  RS_FAMILY_UNKNOWN = 0, /* a type the parser does not know (a struct, a typedef, T) */
+  RS_FAMILY_BOOL,
+  RS_FAMILY_INT,
+  RS_FAMILY_UINT,
+  RS_FAMILY_FLOAT,
+  RS_FAMILY_COMPLEX
+} rs_scalar_family;
+
+/* One parameter as parsed from the source. */
+typedef struct rs_kparam {
+  char name[64];
+  char type[128];
+  rs_param_kind kind;
+  int read_only;
+  rs_scalar_family family; /* scalars, and what a one-level pointer points at */
+  size_t declared_size;    /* the size of that type when known, else 0 */
+  size_t size;             /* from the compiled code */
+} rs_kparam;
+
+struct rs_kernel {
+  rs_handle_header header;
+  rs_context *ctx;
+  const rs_kernel_backend *kb;
+  void *module;
+  void *fn;
+  char name[128];
+  int nparams;
+  rs_kparam params[RS_KERNEL_MAX_PARAMS];
+  unsigned char kinds[RS_KERNEL_MAX_PARAMS]; /* RS_KARG_* per parameter, for the backend */
+  rs_kernel_attrs attrs;
+  rs_kernel_origin origin;
+  int uses_barrier;
+  double create_ms;
+  /* The block size occupancy chose, for the last shared_bytes asked: packed as
+   * (shared_bytes << 32) | (best << 16) | smallest-best, so one atomic load serves a launch. */
+  _Atomic uint64_t occupancy_cache;
+  _Atomic size_t shared_granted; /* dynamic shared memory the backend was told to allow */
+  _Atomic int64_t launches;
+  _Atomic int64_t idle_launches;
+  _Atomic int idle_logged;
+};
+
+/* ---- source text (kernel_source.c) ----------------------------------------------------- */
+
+/* A copy of text with comments, string and character literals and preprocessor lines
+ * blanked to spaces (lengths and line breaks kept), for the parser and scanners.
+ * NULL when out of memory. */
+char *rs_ksrc_blank(const char *text);
+
+/* 1 if the identifier `word` occurs as a whole token in blanked text. */
+int rs_ksrc_has_token(const char *blanked, const char *word);
+
+/* The user headers a source includes, found in the include paths (recursively; system
+ * headers and resident_device.h are not looked for). Each is appended to *key as
+ * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
+ * RS_ERR_HOST_OUT_OF_MEMORY is the only error: an unreadable header is left to the
+ * compiler to report. */
+typedef struct rs_kbuf {
+  char *data;
+  size_t len, cap;
+} rs_kbuf;
+rs_status rs_kbuf_add(rs_kbuf *b, const void *data, size_t len);
+rs_status rs_kbuf_addf(rs_kbuf *b, const char *fmt, ...) RS_PRINTF(2, 3);
+void rs_kbuf_free(rs_kbuf *b);
+rs_status rs_ksrc_add_headers(rs_kbuf *key, const char *text, int ninclude, const char *const *include,
+                              int *barrier);
+
+/* Read a whole file (NUL-terminated, malloc'ed). RS_ERR_NOT_FOUND / RS_ERR_INVALID_ARGUMENT
+ * with the reason when it cannot be read. */
+rs_status rs_ksrc_read_file(const char *path, char **out, size_t *len);
+
+/* ---- parameters (kernel_parse.c) ------------------------------------------------------- */
+
+/* Find the __global__ function `name` (template arguments ignored) in blanked text and
+ * parse its parameters. RS_ERR_NOT_FOUND naming the function (and the __global__
+ * functions the source does have), RS_ERR_COMPILE if the list cannot be read. */
+rs_status rs_kparse_params(const char *blanked, const char *name, rs_kparam *params, int *nparams);
+
+/* ---- the cache (kernel_cache.c) -------------------------------------------------------- */
+
+/* The image compiled for key, from memory or else the disk directory dir (may be ""): a
+ * malloc'ed copy in *image, and where it came from. RS_ERR_NOT_FOUND on a miss. */
+rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir, void **image,
+                        size_t *bytes, rs_kernel_origin *origin);
+
+/* Remember a freshly compiled image in memory and (best effort) on disk. */
+void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, const void *image,
+                   size_t bytes);
+
+/* Count a compile (for rs_kernel_cache_get_stats). */
+void rs_kcache_count_compile(void);
+
+/* ---- the compile log (kernel_log.c) ---------------------------------------------------- */
+
+/* Make log (malloc'ed, may be NULL; ownership taken) this thread's rs_kernel_last_log. */
+void rs_klog_set(char *log);
+
+/* Set the RS_ERR_COMPILE-style message: "<prefix>: <reason>" followed by the start of the
+ * log, with a note where it was cut. Returns status. */
+rs_status rs_klog_fail(rs_status status, const char *prefix, const char *reason, const char *log);
+
+/* ---- launch configuration (kernel_config.c) --------------------------------------------- */
+
+/* Fill d from cfg: computed grid/block where zero, every limit checked (RS_ERR_LAUNCH). */
+rs_status rs_kconfig_resolve(rs_kernel *k, const rs_launch_config *cfg, rs_kernel_dims *d);
+
+/* Log, once per kernel, a launch whose threads leave most of the device idle over
+ * `elements` elements. */
+void rs_kconfig_check_idle(rs_kernel *k, const rs_kernel_dims *d, int64_t elements);
+
+/* Validate a kernel handle. */
+rs_status rs_kernel_check(const rs_kernel *k, const char *who);
+
+#endif

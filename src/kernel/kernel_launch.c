@@ -1,0 +1,92 @@
+/* Launching a user kernel through THE launch path (kernel/launch.h): arguments checked,
+ * configuration resolved, host arrays staged with implicit copies, the launch recorded by
+ * the ledger, writable staged arrays copied back.
+ *
+ * The common case - device arrays, a configuration already seen - allocates nothing,
+ * parses nothing and takes no lock of its own: the arguments live on this stack, the
+ * occupancy answer is one atomic load, and only the ledger's record locks. */
+#include "core/error.h"
+#include "kernel/kernel_args.h"
+#include "transfer/ledger_hooks.h"
+
+static rs_status rs_take_fault(rs_kernel *k) {
+  rs_status st = k->kb->take_fault(k->module);
+  if (st != RS_OK) rs_fail_prefix(st, "kernel '%s': ", k->name);
+  return st;
+}
+
+/* Wait for stream and report a fault of k's launches there. */
+static rs_status rs_wait_and_check(rs_kernel *k, void *native, const char *why) {
+  rs_context *ctx = k->ctx;
+  double t0 = rs_now_ms();
+  rs_status st = ctx->vt->stream_synchronize(ctx->be, native);
+  rs_ledger_wait(ctx, why, rs_now_ms() - t0);
+  if (st != RS_OK) return rs_fail_prefix(st, "kernel '%s': ", k->name);
+  return rs_take_fault(k);
+}
+
+/* Dynamic shared memory over the kernel's default limit needs the backend's opt-in; it
+ * is asked once per new maximum. */
+static rs_status rs_grant_shared(rs_kernel *k, size_t bytes) {
+  if (bytes <= k->attrs.dynamic_shared_limit) return RS_OK;
+  size_t granted = atomic_load_explicit(&k->shared_granted, memory_order_acquire);
+  if (bytes <= granted) return RS_OK;
+  rs_status st = k->kb->set_shared_limit(k->ctx->be, k->fn, bytes);
+  if (st != RS_OK) return rs_fail_prefix(RS_ERR_LAUNCH, "kernel '%s': ", k->name);
+  while (granted < bytes &&
+         !atomic_compare_exchange_weak_explicit(&k->shared_granted, &granted, bytes, memory_order_release,
+                                                memory_order_acquire)) {
+  }
+  return RS_OK;
+}
+
+rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs, const rs_arg *args) {
+  RS_TRY(rs_kernel_check(k, "rs_kernel_launch"));
+  if (!cfg) return rs_fail(RS_ERR_NULL_POINTER, "rs_kernel_launch: kernel '%s': cfg is NULL", k->name);
+  if (cfg->flags & ~RS_LAUNCH_SYNC)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_kernel_launch: kernel '%s': unknown flags 0x%x", k->name, cfg->flags);
+  RS_TRY(rs_take_fault(k));
+  rs_context *ctx = k->ctx;
+  if (cfg->stream) {
+    /* checked here too for a message that names the kernel (a destroyed stream, ...) */
+    void *native = NULL;
+    rs_status st = rs_stream_resolve(ctx, cfg->stream, &native, "rs_kernel_launch");
+    if (st != RS_OK) return rs_fail_prefix(st, "kernel '%s': ", k->name);
+  }
+  rs_launch_args la;
+  la.kernel = k->name;
+  la.ctx = ctx;
+  la.stream_handle = cfg->stream;
+  la.stream = NULL;
+  rs_kargs ka;
+  RS_TRY(rs_kargs_bind(k, nargs, args, &la, &ka));
+  rs_kernel_dims d;
+  RS_TRY(rs_kconfig_resolve(k, cfg, &d));
+  RS_TRY(rs_grant_shared(k, d.shared_bytes));
+  rs_kconfig_check_idle(k, &d, cfg->elements > 0 ? cfg->elements : ka.largest);
+
+  RS_TRY(rs_launch_stage_in(&la));
+  rs_kargs_pack(k, args, &la, &ka);
+  rs_ledger_token t = rs_ledger_kernel_begin(ctx, la.stream);
+  rs_status st = k->kb->launch(ctx->be, k->module, k->fn, &d, ka.argv, k->kinds, k->nparams, la.stream);
+  rs_ledger_kernel_end(ctx, t, k->name, la.stream);
+  if (st == RS_OK)
+    atomic_fetch_add_explicit(&k->launches, 1, memory_order_relaxed);
+  else
+    rs_fail_prefix(st, "kernel '%s': ", k->name);
+  int staged = 0;
+  for (int i = 0; i < la.count; i++) staged |= la.staged[i] != NULL;
+  st = rs_launch_stage_out(&la, st);
+  if (st != RS_OK) return st;
+  /* Staging synchronized already, so a fault is known now: report it with this launch. */
+  if (cfg->flags & RS_LAUNCH_SYNC) return rs_wait_and_check(k, la.stream, "rs_kernel_launch (RS_LAUNCH_SYNC)");
+  if (staged) return rs_take_fault(k);
+  return RS_OK;
+}
+
+rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream) {
+  RS_TRY(rs_kernel_check(k, "rs_kernel_synchronize"));
+  void *native = NULL;
+  RS_TRY(rs_stream_resolve(k->ctx, stream, &native, "rs_kernel_synchronize"));
+  return rs_wait_and_check(k, native, "rs_kernel_synchronize");
+}

@@ -1,0 +1,85 @@
+/* The async allocator: the backend's stream-ordered allocation (cudaMallocAsync /
+ * cudaFreeAsync). The free is queued on the allocation's stream after that stream has
+ * been made to wait for every other stream the memory was used on, so the memory goes
+ * back to the CUDA pool exactly when the last work touching it is done - without the
+ * host waiting. */
+#include "core/error.h"
+#include "core/objects.h"
+#include "memory/state.h"
+
+rs_status rs_async_alloc(rs_memory *m, size_t bytes, void *stream, void **out,
+                         rs_mem_event **ready) {
+  rs_context *ctx = m->ctx;
+  if (ready) *ready = NULL;
+  rs_tracked *t = &m->async_live;
+  if (!ctx->vt->device_alloc_async)
+    return rs_fail(RS_ERR_UNSUPPORTED,
+                   "async allocator: the %s backend has no stream-ordered allocation",
+                   ctx->vt->name);
+  pthread_mutex_lock(&t->lock);
+  rs_status st = rs_tracked_reserve_locked(t, bytes, 0, "async");
+  pthread_mutex_unlock(&t->lock);
+  if (st != RS_OK) return st;
+  void *p = NULL;
+  st = ctx->vt->device_alloc_async(ctx->be, bytes, stream, &p);
+  pthread_mutex_lock(&t->lock);
+  if (st != RS_OK) {
+    t->in_use -= bytes;
+  } else {
+    (void)rs_tracked_add_locked(t, p, bytes, stream); /* room reserved above */
+    *out = p;
+  }
+  pthread_mutex_unlock(&t->lock);
+  if (st == RS_OK && ready) {
+    *ready = rs_mem_event_record(ctx, stream);
+    /* Without an event, make sure nothing earlier is pending instead. */
+    if (!*ready) (void)ctx->vt->stream_synchronize(ctx->be, stream);
+  }
+  return st;
+}
+
+rs_status rs_async_free(rs_memory *m, void *ptr, size_t bytes, void *stream, rs_mem_uses *uses) {
+  rs_context *ctx = m->ctx;
+  rs_tracked *t = &m->async_live;
+  size_t size = 0;
+  void *astream = NULL;
+  pthread_mutex_lock(&t->lock);
+  rs_status st = rs_tracked_remove_locked(t, ptr, bytes, &size, &astream, "async");
+  pthread_mutex_unlock(&t->lock);
+  if (st == RS_OK) {
+    if (stream != astream) rs_uses_add(ctx, &uses, stream);
+    st = rs_uses_order_on(ctx, uses, astream);
+    if (st == RS_OK) st = ctx->vt->device_free_async(ctx->be, ptr, astream);
+    if (st != RS_OK) {
+      pthread_mutex_lock(&t->lock);
+      rs_tracked_restore_locked(t, ptr, size, astream);
+      pthread_mutex_unlock(&t->lock);
+    }
+  }
+  /* A stream wait captures the event as it is now: the events can be reused at once. */
+  rs_uses_free(ctx, uses);
+  return st;
+}
+
+rs_status rs_async_trim(rs_memory *m) {
+  rs_context *ctx = m->ctx;
+  if (!ctx->vt->device_async_trim) return RS_OK;
+  /* Frees still queued on streams are not in the pool yet: let them land first. */
+  RS_TRY(ctx->vt->synchronize(ctx->be));
+  return ctx->vt->device_async_trim(ctx->be, 0);
+}
+
+void rs_async_stats(rs_memory *m, rs_memory_stats *out) {
+  rs_context *ctx = m->ctx;
+  rs_tracked_stats(&m->async_live, out);
+  out->misses = 0;
+  size_t reserved = 0, used = 0;
+  if (ctx->vt->device_async_usage &&
+      ctx->vt->device_async_usage(ctx->be, &reserved, &used) == RS_OK && reserved >= used) {
+    /* The CUDA pool is per device, shared by every user of the default pool. */
+    out->cached_bytes = (int64_t)(reserved - used);
+    out->reserved_bytes = out->in_use_bytes + out->cached_bytes;
+    if (out->reserved_bytes > out->peak_reserved_bytes)
+      out->peak_reserved_bytes = out->reserved_bytes;
+  }
+}

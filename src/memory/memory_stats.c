@@ -1,0 +1,123 @@
+/* Statistics and the printed report of both memory spaces. */
+#include <stdio.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/objects.h"
+#include "memory/state.h"
+
+static rs_status check_space(rs_context *ctx, rs_mem_space space, const char *who) {
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
+  if (space != RS_SPACE_DEVICE && space != RS_SPACE_PINNED)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: %d is not a memory space", who, (int)space);
+  return RS_OK;
+}
+
+static void device_name(rs_memory *m, rs_allocator_kind kind, char *buf, size_t len) {
+  if (kind == RS_ALLOCATOR_USER)
+    snprintf(buf, len, "%s", m->user_name);
+  else if (m->has_user)
+    snprintf(buf, len, "%s over %.48s", rs_allocator_name(kind), m->user_name);
+  else
+    snprintf(buf, len, "%s", rs_allocator_name(kind));
+}
+
+rs_status rs_memory_stats_get(rs_memory_stats *out, rs_context *ctx, rs_mem_space space) {
+  const char *who = "rs_memory_stats_get";
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  RS_TRY(check_space(ctx, space, who));
+  rs_memory *m = ctx->mem;
+  memset(out, 0, sizeof *out);
+  if (space == RS_SPACE_PINNED) {
+    out->allocator = RS_ALLOCATOR_POOL;
+    snprintf(out->name, sizeof out->name, "pinned pool");
+    rs_pool_stats(&m->pinned_pool, out);
+  } else {
+    rs_allocator_kind kind = (rs_allocator_kind)atomic_load(&m->kind);
+    out->allocator = kind;
+    device_name(m, kind, out->name, sizeof out->name);
+    switch (kind) {
+      case RS_ALLOCATOR_POOL:
+        rs_pool_stats(&m->device_pool, out);
+        break;
+      case RS_ALLOCATOR_DIRECT:
+        rs_deferred_stats(m, out);
+        break;
+      case RS_ALLOCATOR_ASYNC:
+        rs_async_stats(m, out);
+        break;
+      case RS_ALLOCATOR_USER:
+        rs_tracked_stats(&m->user_live, out);
+        break;
+    }
+    size_t free_bytes = 0, total = 0;
+    if (rs_source_info(&m->device_src, &free_bytes, &total) == RS_OK) {
+      out->device_free_bytes = (int64_t)free_bytes;
+      out->device_total_bytes = (int64_t)total;
+    }
+  }
+  out->oom_recoveries = atomic_load(&m->oom_recoveries[space]);
+  out->oom_failures = atomic_load(&m->oom_failures[space]);
+  out->defer_depth = atomic_load(&m->defer_depth);
+  return RS_OK;
+}
+
+rs_status rs_memory_stats_reset(rs_context *ctx, rs_mem_space space) {
+  RS_TRY(check_space(ctx, space, "rs_memory_stats_reset"));
+  rs_memory *m = ctx->mem;
+  if (space == RS_SPACE_PINNED) {
+    rs_pool_reset_stats(&m->pinned_pool);
+  } else {
+    rs_pool_reset_stats(&m->device_pool);
+    rs_deferred_reset(m);
+    rs_tracked_reset(&m->async_live);
+    rs_tracked_reset(&m->user_live);
+  }
+  atomic_store(&m->oom_recoveries[space], 0);
+  atomic_store(&m->oom_failures[space], 0);
+  return RS_OK;
+}
+
+static void report_tracked(const rs_memory_stats *st, FILE *out) {
+  char a[32], b[32], c[32];
+  fprintf(out, "  in use %s in %lld allocation%s, cached %s, peak in use %s, limit %s\n",
+          rs_fmt_bytes(a, sizeof a, (double)st->in_use_bytes), (long long)st->segments,
+          st->segments == 1 ? "" : "s", rs_fmt_bytes(b, sizeof b, (double)st->cached_bytes),
+          rs_fmt_bytes(c, sizeof c, (double)st->peak_in_use_bytes),
+          st->limit_bytes ? rs_fmt_bytes(a, sizeof a, (double)st->limit_bytes) : "none");
+  fprintf(out, "  allocations %lld, frees %lld, flushes %lld (errors %lld, cancelled frees %lld)\n",
+          (long long)st->allocations, (long long)st->frees, (long long)st->flushes,
+          (long long)st->flush_errors, (long long)st->cancelled_frees);
+}
+
+rs_status rs_memory_report(rs_context *ctx, FILE *out) {
+  const char *who = "rs_memory_report";
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "%s: NULL argument", who);
+  rs_memory *m = ctx->mem;
+  rs_memory_stats st;
+  RS_TRY(rs_memory_stats_get(&st, ctx, RS_SPACE_DEVICE));
+  char a[32], b[32];
+  fprintf(out, "device memory (%s backend): allocator %s; device %s free of %s\n", ctx->vt->name,
+          st.name, rs_fmt_bytes(a, sizeof a, (double)st.device_free_bytes),
+          rs_fmt_bytes(b, sizeof b, (double)st.device_total_bytes));
+  fprintf(out,
+          "  out of memory: %lld recovered by flushing and trimming, %lld failed; "
+          "defer_cleanup depth %d\n",
+          (long long)st.oom_recoveries, (long long)st.oom_failures, st.defer_depth);
+  switch (st.allocator) {
+    case RS_ALLOCATOR_POOL:
+      rs_pool_report(&m->device_pool, out);
+      break;
+    case RS_ALLOCATOR_DIRECT:
+      report_tracked(&st, out);
+      rs_deferred_report(m, out);
+      break;
+    case RS_ALLOCATOR_ASYNC:
+    case RS_ALLOCATOR_USER:
+      report_tracked(&st, out);
+      break;
+  }
+  RS_TRY(rs_memory_stats_get(&st, ctx, RS_SPACE_PINNED));
+  fprintf(out, "pinned host memory: pinned pool\n");
+  rs_pool_report(&m->pinned_pool, out);
+  return RS_OK;
+}

@@ -1,0 +1,106 @@
+/* The live allocations of the allocators that have no pool of their own (direct, async,
+ * user): counted for statistics and limits, looked up on free so that a second free or a
+ * pointer never handed out is reported instead of reaching the device. */
+#include <string.h>
+#include "core/error.h"
+#include "memory/state.h"
+
+rs_status rs_tracked_init(rs_tracked *t) {
+  memset(t, 0, sizeof *t);
+  if (pthread_mutex_init(&t->lock, NULL) != 0)
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "memory: cannot create a mutex");
+  rs_addrmap_init(&t->live);
+  return RS_OK;
+}
+
+void rs_tracked_destroy(rs_tracked *t) {
+  rs_addrmap_release(&t->live);
+  pthread_mutex_destroy(&t->lock);
+}
+
+rs_status rs_tracked_reserve_locked(rs_tracked *t, size_t bytes, size_t extra, const char *what) {
+  size_t held = t->in_use + extra;
+  if (t->limit && (bytes > t->limit || held > t->limit - bytes)) {
+    char a[32], b[32], c[32];
+    return rs_fail(
+        RS_ERR_OUT_OF_MEMORY, "%s allocator: %s more would exceed the limit of %s (%s held)", what,
+        rs_fmt_bytes(a, sizeof a, (double)bytes), rs_fmt_bytes(b, sizeof b, (double)t->limit),
+        rs_fmt_bytes(c, sizeof c, (double)held));
+  }
+  /* Also make room in the map now, so recording the allocation later cannot fail. */
+  if (rs_addrmap_reserve(&t->live, 1) != 0)
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s allocator: no host memory to track an allocation",
+                   what);
+  t->in_use += bytes;
+  return RS_OK;
+}
+
+int rs_tracked_add_locked(rs_tracked *t, void *ptr, size_t bytes, void *stream) {
+  if (rs_addrmap_put(&t->live, (uintptr_t)ptr, stream, bytes) != 0) return -1;
+  t->allocations++;
+  if (t->in_use > t->peak_in_use) t->peak_in_use = t->in_use;
+  return 0;
+}
+
+static int recently_freed(const rs_tracked *t, uintptr_t a) {
+  for (int i = 0; i < RS_RECENT_FREES; i++)
+    if (t->recent[i] == a) return 1;
+  return 0;
+}
+
+rs_status rs_tracked_remove_locked(rs_tracked *t, void *ptr, size_t bytes, size_t *size,
+                                   void **stream, const char *what) {
+  uintptr_t a = (uintptr_t)ptr;
+  rs_addrmap_entry *e = rs_addrmap_get(&t->live, a);
+  if (!e) {
+    if (recently_freed(t, a))
+      return rs_fail(RS_ERR_DOUBLE_FREE, "%s allocator: %p was freed already", what, ptr);
+    return rs_fail(RS_ERR_FOREIGN_MEMORY,
+                   "%s allocator: %p is not a live allocation of this context (another "
+                   "context's memory, an interior pointer, or freed long ago)",
+                   what, ptr);
+  }
+  if (bytes && bytes != e->size)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "%s allocator: free(%p, %zu bytes), but %zu were allocated", what, ptr, bytes,
+                   e->size);
+  *size = e->size;
+  *stream = e->value;
+  rs_addrmap_remove(&t->live, a, NULL);
+  t->in_use -= *size;
+  t->frees++;
+  t->recent[t->recent_next++ % RS_RECENT_FREES] = a;
+  return RS_OK;
+}
+
+void rs_tracked_restore_locked(rs_tracked *t, void *ptr, size_t bytes, void *stream) {
+  uintptr_t a = (uintptr_t)ptr;
+  for (int i = 0; i < RS_RECENT_FREES; i++)
+    if (t->recent[i] == a) t->recent[i] = 0;
+  /* The slot it left is still there: a put after a remove cannot need more room. */
+  (void)rs_addrmap_put(&t->live, a, stream, bytes);
+  t->in_use += bytes;
+  t->frees--;
+}
+
+void rs_tracked_stats(rs_tracked *t, rs_memory_stats *out) {
+  pthread_mutex_lock(&t->lock);
+  out->in_use_bytes = (int64_t)t->in_use;
+  out->requested_bytes = (int64_t)t->in_use;
+  out->reserved_bytes = (int64_t)t->in_use;
+  out->peak_in_use_bytes = (int64_t)t->peak_in_use;
+  out->peak_reserved_bytes = (int64_t)t->peak_in_use;
+  out->allocations = t->allocations;
+  out->frees = t->frees;
+  out->misses = t->allocations;
+  out->segments = (int64_t)t->live.count;
+  out->limit_bytes = (int64_t)t->limit;
+  pthread_mutex_unlock(&t->lock);
+}
+
+void rs_tracked_reset(rs_tracked *t) {
+  pthread_mutex_lock(&t->lock);
+  t->peak_in_use = t->in_use;
+  t->allocations = t->frees = 0;
+  pthread_mutex_unlock(&t->lock);
+}

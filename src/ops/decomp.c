@@ -1,0 +1,261 @@
+/* SVD and linear solve: shapes, dtypes, private copies in the layouts the backends take,
+ * and the convergence / singularity flag the backend leaves on the device, read back
+ * through the copy path (an implicit copy of 4 bytes, in the ledger). */
+#include <string.h>
+#include "core/error.h"
+#include "ops/dtype_rules.h"
+#include "ops/ops_internal.h"
+#include "resident/linalg.h"
+#include "transfer/copy.h"
+
+rs_status rs_linalg_dtype(rs_dtype *out, rs_dtype a, rs_dtype b, const char *who);
+
+/* bool and integers decompose in float64 as NumPy does; float16 is refused. */
+static rs_status decomp_dtype(rs_dtype *out, rs_dtype a, rs_dtype b, const char *who) {
+  if (a == RS_BOOL || rs_dtype_is_integer(a)) a = RS_FLOAT64;
+  if (b == RS_BOOL || rs_dtype_is_integer(b)) b = RS_FLOAT64;
+  return rs_linalg_dtype(out, a, b, who);
+}
+
+/* A private C-contiguous copy of x as dtype dt with the given shape (broadcasting x). */
+static rs_status private_copy(rs_array **out, const rs_array *x, rs_dtype dt, int ndim, const int64_t *shape,
+                              const int64_t *strides, rs_stream *stream, const char *who) {
+  RS_TRY(rs_array_alloc(out, x->ctx, rs_ops_on_device(x) ? RS_MEM_DEVICE : RS_MEM_HOST, 0, ndim, shape, dt, strides,
+                        RS_ORDER_C, who));
+  rs_status st = rs_copy(out, x, stream);
+  if (st != RS_OK) {
+    rs_array_release(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* The flag a backend left in `info` (an int32 array of one element). */
+static rs_status read_flag(int32_t *flag, rs_array *info, rs_stream *stream, const char *who) {
+  rs_array *h = NULL;
+  RS_TRY(rs_host_array_wrap(&h, info->ctx, flag, 0, NULL, RS_INT32, NULL));
+  rs_copy_cause cause = {1, who, -1};
+  rs_status st = rs_copy_path(h, info, stream, &cause);
+  rs_array_release(h);
+  return st;
+}
+
+/* An output: the caller's (checked) or a new one; `work` is where the backend writes -
+ * the output itself when C-contiguous, else a temporary copied over afterwards. */
+typedef struct decomp_out {
+  rs_array **user;
+  rs_array *fresh, *work;
+} decomp_out;
+
+static rs_status out_prepare(decomp_out *o, rs_array **user, rs_context *ctx, int on_device, int ndim,
+                             const int64_t *shape, rs_dtype dt, const char *who) {
+  o->user = user;
+  o->fresh = o->work = NULL;
+  if (user && *user) {
+    RS_TRY(rs_ops_check_out(*user, ctx, ndim, shape, who));
+    if ((*user)->dtype != dt)
+      return rs_fail(RS_ERR_DTYPE, "%s: out is %s, the result is %s", who, rs_dtype_name((*user)->dtype), rs_dtype_name(dt));
+    if (rs_array_is_c_contiguous(*user)) {
+      o->work = *user;
+      return rs_array_retain(o->work);
+    }
+  }
+  RS_TRY(rs_ops_alloc(&o->work, ctx, on_device, ndim, shape, dt, RS_ORDER_C, who));
+  if (!user || !*user) {
+    o->fresh = o->work;
+    rs_array_retain(o->fresh);
+  }
+  return RS_OK;
+}
+
+/* After success: copy a temporary into the caller's array, hand a new one over. */
+static rs_status out_finish(decomp_out *o, rs_status st, rs_stream *stream, const char *who) {
+  if (st == RS_OK && o->user && *o->user && o->work != *o->user) {
+    rs_copy_cause cause = {1, who, -1};
+    st = rs_copy_path(*o->user, o->work, stream, &cause);
+  }
+  rs_array_release(o->work);
+  o->work = NULL;
+  return st;
+}
+
+static void out_deliver(decomp_out *o, rs_status st) {
+  if (st == RS_OK && o->fresh && o->user) {
+    *o->user = o->fresh;
+  } else {
+    rs_array_release(o->fresh);
+  }
+  o->fresh = NULL;
+}
+
+rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, int full_matrices, rs_stream *stream) {
+  const char *who = "svd";
+  if (!s) return rs_fail(RS_ERR_NULL_POINTER, "%s: s is NULL", who);
+  RS_TRY(rs_array_check(a, who));
+  if (a->ndim < 2) return rs_fail(RS_ERR_SHAPE, "%s: %d-dimensional array given, the last two axes must be a matrix", who, a->ndim);
+  int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n, batch = 1;
+  if (m == 0 || n == 0) return rs_fail(RS_ERR_SHAPE, "%s: SVD of an empty (%lld x %lld) matrix", who, (long long)m, (long long)n);
+  rs_dtype dt;
+  RS_TRY(decomp_dtype(&dt, a->dtype, a->dtype, who));
+  rs_dtype rdt = rs_real_of(dt);
+  int nb = a->ndim - 2, compute_uv = u || vh;
+  for (int i = 0; i < nb; i++) batch *= a->shape[i];
+  int64_t ushape[RS_MAX_DIMS], sshape[RS_MAX_DIMS], vshape[RS_MAX_DIMS];
+  memcpy(ushape, a->shape, (size_t)nb * sizeof(int64_t));
+  memcpy(sshape, a->shape, (size_t)nb * sizeof(int64_t));
+  memcpy(vshape, a->shape, (size_t)nb * sizeof(int64_t));
+  ushape[nb] = m, ushape[nb + 1] = full_matrices ? m : k;
+  sshape[nb] = k;
+  vshape[nb] = full_matrices ? n : k, vshape[nb + 1] = n;
+  rs_context *ctx = a->ctx;
+  int dev = rs_ops_on_device(a);
+  decomp_out U = {0}, S = {0}, V = {0};
+  rs_array *ac = NULL, *info = NULL;
+  rs_status st = out_prepare(&S, s, ctx, dev, nb + 1, sshape, rdt, who);
+  if (st == RS_OK && compute_uv) st = out_prepare(&U, u, ctx, dev, nb + 2, ushape, dt, who);
+  if (st == RS_OK && compute_uv) st = out_prepare(&V, vh, ctx, dev, nb + 2, vshape, dt, who);
+  if (st == RS_OK) {
+    if (a->dtype == dt && rs_array_is_c_contiguous(a)) {
+      ac = (rs_array *)(uintptr_t)a;
+      st = rs_array_retain(ac);
+    } else {
+      st = private_copy(&ac, a, dt, a->ndim, a->shape, NULL, stream, who);
+    }
+  }
+  if (st == RS_OK) st = rs_ops_alloc(&info, ctx, dev, 0, NULL, RS_INT32, RS_ORDER_C, who);
+  if (st == RS_OK) {
+    rs_ops_stage sg;
+    const rs_array *in[1] = {ac};
+    rs_array *outs[4] = {S.work, info, U.work, V.work};
+    st = rs_ops_stage_begin(&sg, who, ctx, stream, 1, in, compute_uv ? 4 : 2, outs);
+    if (st == RS_OK) {
+      rs_svd_plan p = {dt, batch, m, n, full_matrices != 0, compute_uv, NULL, NULL, NULL, NULL, NULL};
+      p.a = rs_ops_stage_ptr(&sg, 0);
+      p.s = rs_ops_stage_ptr(&sg, 1);
+      p.info = (int32_t *)(void *)rs_ops_stage_ptr(&sg, 2);
+      if (compute_uv) {
+        p.u = rs_ops_stage_ptr(&sg, 3);
+        p.vh = rs_ops_stage_ptr(&sg, 4);
+      }
+      st = sg.ops->svd(sg.be, &p, sg.stream);
+      st = rs_ops_stage_end(&sg, st);
+    }
+  }
+  if (st == RS_OK) {
+    int32_t flag = 0;
+    st = read_flag(&flag, info, stream, who);
+    if (st == RS_OK && flag)
+      st = rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: SVD did not converge (NaN or infinity in the input?)", who);
+  }
+  st = out_finish(&S, st, stream, who);
+  if (compute_uv) {
+    st = out_finish(&U, st, stream, who);
+    st = out_finish(&V, st, stream, who);
+  }
+  out_deliver(&S, st);
+  out_deliver(&U, st);
+  out_deliver(&V, st);
+  rs_array_release(ac);
+  rs_array_release(info);
+  return st;
+}
+
+rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  const char *who = "solve";
+  if (!x) return rs_fail(RS_ERR_NULL_POINTER, "%s: x is NULL", who);
+  RS_TRY(rs_array_check(a, who));
+  RS_TRY(rs_array_check(b, who));
+  if (a->ctx != b->ctx) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: operands belong to different contexts", who);
+  char sa[512], sb[512];
+  rs_ops_shape_str(sa, sizeof sa, a->ndim, a->shape);
+  rs_ops_shape_str(sb, sizeof sb, b->ndim, b->shape);
+  if (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
+    return rs_fail(RS_ERR_SHAPE, "%s: a %s must be (..., n, n)", who, sa);
+  if (b->ndim < 1) return rs_fail(RS_ERR_SHAPE, "%s: b is 0-d", who);
+  int vec = b->ndim == 1; /* NumPy 2: b is a vector only when it is 1-d */
+  int64_t n = a->shape[a->ndim - 1], bn = vec ? b->shape[0] : (b->ndim >= 2 ? b->shape[b->ndim - 2] : -1);
+  int64_t k = vec ? 1 : b->shape[b->ndim - 1];
+  if (bn != n) return rs_fail(RS_ERR_SHAPE, "%s: a %s and b %s do not match", who, sa, sb);
+  rs_dtype dt;
+  RS_TRY(decomp_dtype(&dt, a->dtype, b->dtype, who));
+  int nba = a->ndim - 2, nbb = vec ? 0 : b->ndim - 2, nb = nba > nbb ? nba : nbb;
+  int64_t B[RS_MAX_DIMS], batch = 1;
+  for (int i = 0; i < nb; i++) {
+    int ia = i - (nb - nba), ib = i - (nb - nbb);
+    int64_t ea = ia < 0 ? 1 : a->shape[ia], eb = ib < 0 ? 1 : b->shape[ib];
+    if (ea != eb && ea != 1 && eb != 1) return rs_fail(RS_ERR_BROADCAST, "%s: batch axes of %s and %s do not broadcast", who, sa, sb);
+    B[i] = ea == 1 ? eb : ea;
+    batch *= B[i];
+  }
+  int rnd = nb;
+  int64_t rshape[RS_MAX_DIMS];
+  memcpy(rshape, B, (size_t)nb * sizeof(int64_t));
+  rshape[rnd++] = n;
+  if (!vec) rshape[rnd++] = k;
+  rs_context *ctx = a->ctx;
+  int dev = rs_ops_on_device(a) || rs_ops_on_device(b);
+  rs_array *fresh = NULL, *target = *x;
+  if (target) {
+    RS_TRY(rs_ops_check_out(target, ctx, rnd, rshape, who));
+    if (target->dtype != dt && !rs_can_cast_same_kind(dt, target->dtype))
+      return rs_fail(RS_ERR_DTYPE, "%s: cannot write a %s result into a %s array", who, rs_dtype_name(dt),
+                     rs_dtype_name(target->dtype));
+  } else {
+    RS_TRY(rs_ops_alloc(&fresh, ctx, dev, rnd, rshape, dt, RS_ORDER_C, who));
+    target = fresh;
+  }
+  rs_status st = RS_OK;
+  if (batch > 0 && n > 0 && k > 0) {
+    /* private copies: A row-major (B..., n, n); B column-major per matrix (B..., n, k) */
+    int64_t item = (int64_t)rs_dtype_size(dt), ashape[RS_MAX_DIMS], bshape[RS_MAX_DIMS], bstr[RS_MAX_DIMS];
+    memcpy(ashape, B, (size_t)nb * sizeof(int64_t));
+    ashape[nb] = n, ashape[nb + 1] = n;
+    memcpy(bshape, B, (size_t)nb * sizeof(int64_t));
+    bshape[nb] = n, bshape[nb + 1] = k;
+    bstr[nb] = item, bstr[nb + 1] = n * item;
+    for (int i = nb - 1; i >= 0; i--) bstr[i] = (i == nb - 1 ? n * k * item : bstr[i + 1] * bshape[i + 1]);
+    rs_array *ac = NULL, *bc = NULL, *bview = NULL, *info = NULL;
+    if (vec) st = rs_array_expand_dims(&bview, b, 1);
+    else st = rs_array_retain((rs_array *)(uintptr_t)b), bview = (rs_array *)(uintptr_t)b;
+    if (st == RS_OK) st = private_copy(&ac, a, dt, nb + 2, ashape, NULL, stream, who);
+    if (st == RS_OK) st = private_copy(&bc, bview, dt, nb + 2, bshape, bstr, stream, who);
+    if (st == RS_OK) st = rs_ops_alloc(&info, ctx, dev, 0, NULL, RS_INT32, RS_ORDER_C, who);
+    if (st == RS_OK) {
+      rs_ops_stage sg;
+      rs_array *outs[3] = {ac, bc, info};
+      st = rs_ops_stage_begin(&sg, who, ctx, stream, 0, NULL, 3, outs);
+      if (st == RS_OK) {
+        rs_solve_plan p = {dt, batch, n, k, rs_ops_stage_ptr(&sg, 0), rs_ops_stage_ptr(&sg, 1),
+                           (int32_t *)(void *)rs_ops_stage_ptr(&sg, 2)};
+        st = sg.ops->solve(sg.be, &p, sg.stream);
+        st = rs_ops_stage_end(&sg, st);
+      }
+    }
+    if (st == RS_OK) {
+      int32_t flag = 0;
+      st = read_flag(&flag, info, stream, who);
+      if (st == RS_OK && flag) st = rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: singular matrix", who);
+    }
+    if (st == RS_OK) { /* the solutions, into the result's shape */
+      rs_array *xv = NULL;
+      if (vec) {
+        st = rs_array_squeeze(&xv, bc, nb + 1);
+      } else {
+        xv = bc;
+        rs_array_retain(xv);
+      }
+      if (st == RS_OK) st = rs_copy(&target, xv, stream);
+      rs_array_release(xv);
+    }
+    rs_array_release(ac);
+    rs_array_release(bc);
+    rs_array_release(bview);
+    rs_array_release(info);
+  }
+  if (st != RS_OK) {
+    rs_array_release(fresh);
+    return st;
+  }
+  if (fresh) *x = fresh;
+  return RS_OK;
+}

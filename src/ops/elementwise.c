@@ -1,0 +1,134 @@
+/* The public elementwise ops: each builds a small program and runs it where its data is. */
+#include "core/error.h"
+#include "ops/ops_internal.h"
+#include "resident/ops.h"
+
+static const struct {
+  const char *name;
+  int arity;
+} rs_op_table[] = {
+#define RS_OP_ROW_(e, name, arity) {name, arity},
+    RS_OP_LIST(RS_OP_ROW_)
+#undef RS_OP_ROW_
+};
+
+const char *rs_op_name(rs_op op) { return (unsigned)op < RS_OP_COUNT ? rs_op_table[op].name : "invalid"; }
+int rs_op_arity(rs_op op) { return (unsigned)op < RS_OP_COUNT ? rs_op_table[op].arity : 0; }
+
+static rs_status check_op(rs_op op, int arity) {
+  if (rs_op_arity(op) != arity)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "op %d (%s) is not a %s op", (int)op, rs_op_name(op),
+                   arity == 1 ? "unary" : "binary");
+  return RS_OK;
+}
+
+/* Load an array operand, after checking it (so a NULL gets a clear message). */
+static int load(rs_ew_builder *b, rs_ew_spec *spec, const rs_array *a) {
+  RS_TRY(rs_array_check(a, spec->name));
+  spec->in[spec->nin++] = a;
+  return rs_ewb_load(b, a->dtype);
+}
+
+rs_status rs_binary(rs_array **out, rs_op op, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  RS_TRY(check_op(op, 2));
+  rs_ew_spec spec = {.name = rs_op_name(op), .stream = stream};
+  rs_ew_builder bld;
+  rs_ewb_init(&bld, spec.name);
+  int x = load(&bld, &spec, a);
+  if (x < 0) return (rs_status)x;
+  int y = load(&bld, &spec, b);
+  if (y < 0) return (rs_status)y;
+  return rs_ops_elementwise(out, &bld, rs_ewb_binary(&bld, op, x, y), &spec);
+}
+
+rs_status rs_binary_scalar(rs_array **out, rs_op op, const rs_array *a, rs_scalar s, rs_stream *stream) {
+  RS_TRY(check_op(op, 2));
+  rs_ew_spec spec = {.name = rs_op_name(op), .stream = stream};
+  rs_ew_builder bld;
+  rs_ewb_init(&bld, spec.name);
+  int x = load(&bld, &spec, a);
+  if (x < 0) return (rs_status)x;
+  int y = rs_ewb_scalar(&bld, s);
+  if (y < 0) return (rs_status)y;
+  return rs_ops_elementwise(out, &bld, rs_ewb_binary(&bld, op, x, y), &spec);
+}
+
+rs_status rs_scalar_binary(rs_array **out, rs_op op, rs_scalar s, const rs_array *a, rs_stream *stream) {
+  RS_TRY(check_op(op, 2));
+  rs_ew_spec spec = {.name = rs_op_name(op), .stream = stream};
+  rs_ew_builder bld;
+  rs_ewb_init(&bld, spec.name);
+  int x = rs_ewb_scalar(&bld, s);
+  if (x < 0) return (rs_status)x;
+  int y = load(&bld, &spec, a);
+  if (y < 0) return (rs_status)y;
+  return rs_ops_elementwise(out, &bld, rs_ewb_binary(&bld, op, x, y), &spec);
+}
+
+rs_status rs_unary(rs_array **out, rs_op op, const rs_array *a, rs_stream *stream) {
+  RS_TRY(check_op(op, 1));
+  rs_ew_spec spec = {.name = rs_op_name(op), .stream = stream};
+  rs_ew_builder bld;
+  rs_ewb_init(&bld, spec.name);
+  int x = load(&bld, &spec, a);
+  if (x < 0) return (rs_status)x;
+  return rs_ops_elementwise(out, &bld, rs_ewb_unary(&bld, op, x), &spec);
+}
+
+rs_status rs_add(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  return rs_binary(out, RS_OP_ADD, a, b, stream);
+}
+rs_status rs_subtract(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  return rs_binary(out, RS_OP_SUBTRACT, a, b, stream);
+}
+rs_status rs_multiply(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  return rs_binary(out, RS_OP_MULTIPLY, a, b, stream);
+}
+rs_status rs_divide(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  return rs_binary(out, RS_OP_DIVIDE, a, b, stream);
+}
+rs_status rs_add_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream) {
+  return rs_binary_scalar(out, RS_OP_ADD, a, s, stream);
+}
+rs_status rs_multiply_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream) {
+  return rs_binary_scalar(out, RS_OP_MULTIPLY, a, s, stream);
+}
+rs_status rs_sqrt(rs_array **out, const rs_array *a, rs_stream *stream) { return rs_unary(out, RS_OP_SQRT, a, stream); }
+rs_status rs_exp(rs_array **out, const rs_array *a, rs_stream *stream) { return rs_unary(out, RS_OP_EXP, a, stream); }
+
+rs_status rs_where(rs_array **out, const rs_array *cond, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  rs_ew_spec spec = {.name = "where", .stream = stream};
+  rs_ew_builder bld;
+  rs_ewb_init(&bld, spec.name);
+  int c = load(&bld, &spec, cond);
+  if (c < 0) return (rs_status)c;
+  int x = load(&bld, &spec, a);
+  if (x < 0) return (rs_status)x;
+  int y = load(&bld, &spec, b);
+  if (y < 0) return (rs_status)y;
+  return rs_ops_elementwise(out, &bld, rs_ewb_where(&bld, c, x, y), &spec);
+}
+
+rs_status rs_astype(rs_array **out, const rs_array *a, rs_dtype dtype, rs_stream *stream) {
+  rs_ew_spec spec = {.name = "astype", .stream = stream, .unsafe = 1};
+  if (!rs_dtype_valid(dtype)) return rs_fail(RS_ERR_DTYPE, "astype: dtype value %d is not a dtype", (int)dtype);
+  if (out && *out) {
+    RS_TRY(rs_array_check(*out, spec.name));
+    if ((*out)->dtype != dtype)
+      return rs_fail(RS_ERR_DTYPE, "astype: out is %s, not %s", rs_dtype_name((*out)->dtype), rs_dtype_name(dtype));
+  }
+  rs_ew_builder bld;
+  rs_ewb_init(&bld, spec.name);
+  int x = load(&bld, &spec, a);
+  if (x < 0) return (rs_status)x;
+  return rs_ops_elementwise(out, &bld, rs_ewb_cast(&bld, x, dtype), &spec);
+}
+
+rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream) {
+  rs_ew_spec spec = {.name = "copy", .stream = stream};
+  rs_ew_builder bld;
+  rs_ewb_init(&bld, spec.name);
+  int x = load(&bld, &spec, a);
+  if (x < 0) return (rs_status)x;
+  return rs_ops_elementwise(out, &bld, x, &spec);
+}
