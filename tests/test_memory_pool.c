@@ -4,6 +4,7 @@
  *
  * Tests that need exact figures run on a context of their own, so the counters start at
  * zero whatever earlier tests left in the shared one. */
+#include <stdlib.h>
 #include "harness.h"
 #include "resident/allocator.h"
 
@@ -269,7 +270,9 @@ static void test_release_gives_memory_back(rs_context *ctx) {
   rs_memory_stats st = stats_of(c, RS_SPACE_DEVICE);
   CHECK_EQ_I64(st.in_use_bytes, 0);
   CHECK(st.cached_bytes > 0);
-  CHECK(st.device_free_bytes < st0.device_free_bytes);
+  /* compute-sanitizer reserves device memory itself, so the driver's free figure does not
+   * move under it (gpu-check sets RESIDENT_UNDER_MEMCHECK). */
+  if (!getenv("RESIDENT_UNDER_MEMCHECK")) CHECK(st.device_free_bytes < st0.device_free_bytes);
   CHECK_OK(rs_memory_release(c, RS_SPACE_DEVICE));
   st = stats_of(c, RS_SPACE_DEVICE);
   CHECK_EQ_I64(st.cached_bytes, 0);

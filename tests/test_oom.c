@@ -6,10 +6,12 @@
 
 #define S1(a) ((const int64_t[]){a})
 
+/* What this process can have: the free memory, not the total (a profiler such as
+ * compute-sanitizer, or another process, may hold part of the card). */
 static size_t total_memory(rs_context *ctx) {
   rs_device_props p;
   if (rs_context_props(ctx, &p) != RS_OK) return 0;
-  return p.total_memory;
+  return p.free_memory;
 }
 
 /* the context still allocates, copies and synchronizes */
