@@ -2,7 +2,8 @@
  * a shared-memory tree per block (barriers outside the if) and one atomic per thread,
  * both compared with the CPU's sum.
  *
- *   cc kernel_reduce.c $(pkg-config --cflags --libs resident) && ./a.out examples/kernel_reduce.cu
+ *   cc kernel_reduce.c $(pkg-config --cflags --libs resident)
+ *   ./a.out [examples/kernel_reduce.cu [elements, default 10000000]]
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,10 +74,12 @@ rs_status example_reduce(rs_context *ctx, const char *cu_path, int64_t n, double
 #ifndef RS_EXAMPLE_NO_MAIN
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "examples/kernel_reduce.cu";
+  int64_t n = argc > 2 ? atoll(argv[2]) : 10000000;
+  if (n <= 0 || n > (1 << 24)) n = 10000000; /* totals of 0,1,2 stay exact in float below 2^24 */
   rs_context *ctx = NULL;
   rs_status st = rs_context_create(&ctx, RS_BACKEND_AUTO, 0);
   double tree = 0, atomic = 0, cpu = 0;
-  if (st == RS_OK) st = example_reduce(ctx, path, 10000000, &tree, &atomic, &cpu);
+  if (st == RS_OK) st = example_reduce(ctx, path, n, &tree, &atomic, &cpu);
   if (st != RS_OK) {
     fprintf(stderr, "reduce: %s: %s\n", rs_status_name(st), rs_last_error());
     rs_context_destroy(ctx);

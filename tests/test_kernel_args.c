@@ -182,6 +182,35 @@ static void test_parsed_parameters(rs_context *ctx) {
   CHECK_STREQ(p[0].type, "const float * __restrict__");
 }
 
+/* A prototype before the definition, __global__ after the return type, an extern "C"
+ * block: the parser finds the same list in each. */
+static void test_declaration_forms(rs_context *ctx) {
+  static const char *src =
+      "extern \"C\" {\n"
+      "__global__ void twice_n(int *x,\n"
+      "                        int n);\n"
+      "}\n"
+      "extern \"C\" void __global__ twice_n(int *x, int n) {\n"
+      "  if ((int)threadIdx.x < n) x[threadIdx.x] = 2 * n;\n"
+      "}\n";
+  rs_kernel *k = NULL;
+  KT_CREATE(k, ctx, src, "twice_n");
+  int64_t len = 8;
+  rs_array *x = NULL;
+  CHECK_OK(rs_device_array(&x, ctx, 1, &len, RS_INT32, NULL, RS_ORDER_C));
+  rs_launch_config cfg = {.grid = {1}, .block = {8}};
+  rs_status st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(8)));
+  int out[8] = {0};
+  if (st == RS_OK) st = rs_t_read_(x, out);
+  rs_kernel_param p1;
+  if (st == RS_OK) st = rs_kernel_get_param(k, 1, &p1);
+  rs_array_release(x);
+  rs_kernel_destroy(k);
+  CHECK_OK(st);
+  CHECK_STREQ(p1.name, "n");
+  CHECK(out[0] == 16 && out[7] == 16);
+}
+
 /* Host arrays are staged: in before, out after - but never out for const parameters. */
 static const char *mixed_src =
     "#include <resident_device.h>\n"
@@ -361,6 +390,7 @@ static const rs_test_case tests[] = {
     RS_TEST(test_scalar_dtype_checks),
     RS_TEST(test_pointer_dtype_checks),
     RS_TEST(test_parsed_parameters),
+    RS_TEST(test_declaration_forms),
     RS_TEST(test_const_never_copied_back),
     RS_TEST(test_device_managed_mapped_not_copied),
     RS_TEST(test_descriptor_of_strided_view),

@@ -1,11 +1,19 @@
 /* The examples under examples/, built into this test and run on each backend: vector add
  * (implicit copies, const inputs not copied back), grid-stride add, the shared-memory tree
- * and one-atomic-per-thread sums against the CPU's, and the memory-spaces example. */
-#define RS_EXAMPLE_NO_MAIN
+ * and one-atomic-per-thread sums against the CPU's, and the memory-spaces example - their
+ * functions with checks here, and their main programs as they are. */
+#define main kt_main_grid_stride
 #include "../examples/kernel_grid_stride.c"
+#undef main
+#define main kt_main_reduce
 #include "../examples/kernel_reduce.c"
+#undef main
+#define main kt_main_shared_memory
 #include "../examples/kernel_shared_memory.c"
+#undef main
+#define main kt_main_vector_add
 #include "../examples/kernel_vector_add.c"
+#undef main
 #include "harness.h"
 #include "kernel_test_util.h"
 
@@ -46,10 +54,23 @@ static void test_shared_memory(rs_context *ctx) {
   CHECK_EQ_I64(count_err, 0);
 }
 
+/* The programs themselves (each makes its own context and checks its own result). */
+static void test_example_programs(rs_context *ctx) {
+  (void)ctx;
+  char path[4096];
+  kt_source_path(path, sizeof path, "examples/kernel_reduce.cu");
+  char *argv[] = {"kernel_reduce", path, "1000000", NULL}; /* fewer elements: sanitizer builds */
+  CHECK_EQ_I64(kt_main_vector_add(), 0);
+  CHECK_EQ_I64(kt_main_grid_stride(), 0);
+  CHECK_EQ_I64(kt_main_shared_memory(), 0);
+  CHECK_EQ_I64(kt_main_reduce(3, argv), 0);
+}
+
 static const rs_test_case tests[] = {
     RS_TEST(test_vector_add),
     RS_TEST(test_grid_stride),
     RS_TEST(test_reduce_tree_and_atomic),
     RS_TEST(test_shared_memory),
+    RS_TEST(test_example_programs),
 };
 RS_TEST_MAIN(tests)

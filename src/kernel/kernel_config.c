@@ -124,6 +124,22 @@ rs_status rs_kconfig_resolve(rs_kernel *k, const rs_launch_config *cfg, rs_kerne
   return RS_OK;
 }
 
+/* Dynamic shared memory over the kernel's default limit needs the backend's opt-in
+ * (before the occupancy question, whose answer depends on it); it is asked once per new
+ * maximum. Over the opt-in limit, rs_kconfig_resolve reports the error. */
+rs_status rs_kconfig_grant_shared(rs_kernel *k, size_t bytes) {
+  if (bytes <= k->attrs.dynamic_shared_limit || bytes > k->attrs.dynamic_shared_optin) return RS_OK;
+  size_t granted = atomic_load_explicit(&k->shared_granted, memory_order_acquire);
+  if (bytes <= granted) return RS_OK;
+  rs_status st = k->kb->set_shared_limit(k->ctx->be, k->fn, bytes);
+  if (st != RS_OK) return rs_fail_prefix(RS_ERR_LAUNCH, "kernel '%s': ", k->name);
+  while (granted < bytes &&
+         !atomic_compare_exchange_weak_explicit(&k->shared_granted, &granted, bytes, memory_order_release,
+                                                memory_order_acquire)) {
+  }
+  return RS_OK;
+}
+
 void rs_kconfig_check_idle(rs_kernel *k, const rs_kernel_dims *d, int64_t elements) {
   if (elements < RS_IDLE_MIN_ELEMENTS) return;
   uint64_t threads = (uint64_t)d->grid[0] * d->grid[1] * d->grid[2] * d->block[0] * d->block[1] * d->block[2];
@@ -147,7 +163,8 @@ rs_status rs_kernel_resolve_config(const rs_kernel *k, const rs_launch_config *c
   RS_TRY(rs_kernel_check(k, "rs_kernel_resolve_config"));
   if (!cfg || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_kernel_resolve_config: NULL argument");
   rs_kernel_dims d;
-  /* Only the occupancy cache is written, and it is atomic. */
+  /* Only the occupancy cache and the shared memory grant change, both idempotent. */
+  RS_TRY(rs_kconfig_grant_shared((rs_kernel *)k, cfg->shared_bytes));
   RS_TRY(rs_kconfig_resolve((rs_kernel *)k, cfg, &d));
   *out = *cfg;
   for (int i = 0; i < 3; i++) {

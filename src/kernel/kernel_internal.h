@@ -68,11 +68,7 @@ char *rs_ksrc_blank(const char *text);
 /* 1 if the identifier `word` occurs as a whole token in blanked text. */
 int rs_ksrc_has_token(const char *blanked, const char *word);
 
-/* The user headers a source includes, found in the include paths (recursively; system
- * headers and resident_device.h are not looked for). Each is appended to *key as
- * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
- * RS_ERR_HOST_OUT_OF_MEMORY is the only error: an unreadable header is left to the
- * compiler to report. */
+/* A growable, always NUL-terminated byte buffer (kernel_buf.c). */
 typedef struct rs_kbuf {
   char *data;
   size_t len, cap;
@@ -80,6 +76,12 @@ typedef struct rs_kbuf {
 rs_status rs_kbuf_add(rs_kbuf *b, const void *data, size_t len);
 rs_status rs_kbuf_addf(rs_kbuf *b, const char *fmt, ...) RS_PRINTF(2, 3);
 void rs_kbuf_free(rs_kbuf *b);
+
+/* The user headers a source includes, found in the include paths (recursively; system
+ * headers and resident_device.h are not looked for). Each is appended to *key as
+ * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
+ * RS_ERR_HOST_OUT_OF_MEMORY is the only error: an unreadable header is left to the
+ * compiler to report. */
 rs_status rs_ksrc_add_headers(rs_kbuf *key, const char *text, int ninclude, const char *const *include,
                               int *barrier);
 
@@ -121,6 +123,9 @@ rs_status rs_klog_fail(rs_status status, const char *prefix, const char *reason,
 
 /* Fill d from cfg: computed grid/block where zero, every limit checked (RS_ERR_LAUNCH). */
 rs_status rs_kconfig_resolve(rs_kernel *k, const rs_launch_config *cfg, rs_kernel_dims *d);
+
+/* Let k use bytes of dynamic shared memory where that needs the backend's opt-in. */
+rs_status rs_kconfig_grant_shared(rs_kernel *k, size_t bytes);
 
 /* Log, once per kernel, a launch whose threads leave most of the device idle over
  * `elements` elements. */

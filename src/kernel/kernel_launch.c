@@ -9,11 +9,8 @@
 #include "kernel/kernel_args.h"
 #include "transfer/ledger_hooks.h"
 
-static rs_status rs_take_fault(rs_kernel *k) {
-  rs_status st = k->kb->take_fault(k->module);
-  if (st != RS_OK) rs_fail_prefix(st, "kernel '%s': ", k->name);
-  return st;
-}
+/* A fault an earlier launch recorded (the backend's message names the kernel and block). */
+static rs_status rs_take_fault(rs_kernel *k) { return k->kb->take_fault(k->module); }
 
 /* Wait for stream and report a fault of k's launches there. */
 static rs_status rs_wait_and_check(rs_kernel *k, void *native, const char *why) {
@@ -23,21 +20,6 @@ static rs_status rs_wait_and_check(rs_kernel *k, void *native, const char *why) 
   rs_ledger_wait(ctx, why, rs_now_ms() - t0);
   if (st != RS_OK) return rs_fail_prefix(st, "kernel '%s': ", k->name);
   return rs_take_fault(k);
-}
-
-/* Dynamic shared memory over the kernel's default limit needs the backend's opt-in; it
- * is asked once per new maximum. */
-static rs_status rs_grant_shared(rs_kernel *k, size_t bytes) {
-  if (bytes <= k->attrs.dynamic_shared_limit) return RS_OK;
-  size_t granted = atomic_load_explicit(&k->shared_granted, memory_order_acquire);
-  if (bytes <= granted) return RS_OK;
-  rs_status st = k->kb->set_shared_limit(k->ctx->be, k->fn, bytes);
-  if (st != RS_OK) return rs_fail_prefix(RS_ERR_LAUNCH, "kernel '%s': ", k->name);
-  while (granted < bytes &&
-         !atomic_compare_exchange_weak_explicit(&k->shared_granted, &granted, bytes, memory_order_release,
-                                                memory_order_acquire)) {
-  }
-  return RS_OK;
 }
 
 rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs, const rs_arg *args) {
@@ -60,9 +42,9 @@ rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs,
   la.stream = NULL;
   rs_kargs ka;
   RS_TRY(rs_kargs_bind(k, nargs, args, &la, &ka));
+  RS_TRY(rs_kconfig_grant_shared(k, cfg->shared_bytes));
   rs_kernel_dims d;
   RS_TRY(rs_kconfig_resolve(k, cfg, &d));
-  RS_TRY(rs_grant_shared(k, d.shared_bytes));
   rs_kconfig_check_idle(k, &d, cfg->elements > 0 ? cfg->elements : ka.largest);
 
   RS_TRY(rs_launch_stage_in(&la));

@@ -7,7 +7,8 @@
  * least 512 times per barrier. Other architectures use ucontext.
  *
  * Under AddressSanitizer every switch is announced (__sanitizer_start/finish_switch_fiber)
- * so it keeps tracking which stack is current. */
+ * so it keeps tracking which stack is current; ThreadSanitizer gets a fiber of its own
+ * per simulated thread (__tsan_create_fiber / __tsan_switch_to_fiber). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -26,6 +27,20 @@
 #endif
 #if RS_SIM_ASAN
 #include <sanitizer/common_interface_defs.h>
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define RS_SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RS_SIM_TSAN 1
+#endif
+#endif
+#ifndef RS_SIM_TSAN
+#define RS_SIM_TSAN 0
+#endif
+#if RS_SIM_TSAN
+#include <sanitizer/tsan_interface.h>
 #endif
 
 #if RS_SIM_FIBER_ASM
@@ -118,6 +133,11 @@ static void rs_raw_switch(sim_fiber *from, sim_fiber *to) {
 #endif
 
 void sim_fiber_switch(sim_fiber *from, sim_fiber *to, int last) {
+#if RS_SIM_TSAN
+  if (!from->tsan) from->tsan = __tsan_get_current_fiber(); /* the host thread's own */
+  if (!to->tsan) to->tsan = __tsan_create_fiber(0);
+  __tsan_switch_to_fiber(to->tsan, 0);
+#endif
 #if RS_SIM_ASAN
   void *fake_stack = NULL;
   __sanitizer_start_switch_fiber(last ? NULL : &fake_stack, to->stack_lo, to->stack_size);
@@ -139,6 +159,13 @@ void sim_fiber_started(sim_fiber *from) {
 #else
   (void)from;
 #endif
+}
+
+void sim_fiber_destroy(sim_fiber *f) {
+#if RS_SIM_TSAN
+  if (f->tsan && f->tsan != __tsan_get_current_fiber()) __tsan_destroy_fiber(f->tsan);
+#endif
+  f->tsan = NULL;
 }
 
 void *sim_stack_alloc(size_t size) {

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include "backend/sim/sim_internal.h"
+#include "core/error.h"
 #include "kernel/kernel_backend.h"
 
 #define RS_SIM_ABI 1u
@@ -72,6 +73,7 @@ typedef struct sim_fiber {
 #endif
   void *stack_lo; /* for the address sanitizer's stack bookkeeping */
   size_t stack_size;
+  void *tsan; /* the thread sanitizer's fiber, where it runs */
 } sim_fiber;
 
 /* Prepare f to run fn(arg) on [stack, stack + size) at its first switch-in. fn must never
@@ -82,6 +84,9 @@ void sim_fiber_switch(sim_fiber *from, sim_fiber *to, int last);
 /* The first thing fn does on a new fiber (sanitizer bookkeeping). from: the fiber that
  * switched to it, whose stack bounds are recorded so it can be resumed. */
 void sim_fiber_started(sim_fiber *from);
+
+/* Forget f's sanitizer state (before its memory goes). */
+void sim_fiber_destroy(sim_fiber *f);
 
 /* Stacks with a guard page below; NULL when out of memory. */
 void *sim_stack_alloc(size_t size);
@@ -108,6 +113,26 @@ void sim_kmodule_retain(sim_kmodule *m);
 void sim_kmodule_release(sim_kmodule *m);
 /* Record the first fault of a launch (later ones are dropped: the first explains). */
 void sim_kmodule_fault(sim_kmodule *m, rs_status st, const char *message);
+
+/* A growable, NUL-terminated text (sim_kernel_source.c). */
+typedef struct sim_text {
+  char *data;
+  size_t len, cap;
+} sim_text;
+rs_status sim_text_add(sim_text *t, const void *data, size_t len);
+rs_status sim_text_addf(sim_text *t, const char *fmt, ...) RS_PRINTF(2, 3);
+void sim_text_free(sim_text *t);
+
+/* The C++ translation unit for src: shim, user source (rewritten), entry stub. */
+rs_status sim_kernel_translation_unit(const rs_kernel_source *src, sim_text *out);
+
+/* The host C++ compiler (sim_kernel_cxx.c). sim_cxx_ready: RS_ERR_UNSUPPORTED if none
+ * runs. sim_cxx_run: run argv (PATH lookup), stdout and stderr into *output (malloc'ed);
+ * the exit status, or -1 if it could not run. */
+rs_status sim_cxx_ready(void);
+const char *sim_cxx_name(void);
+int sim_cxx_is_gcc(void);
+int sim_cxx_run(char *const argv[], char **output);
 
 /* The table's entries, by file. */
 rs_status sim_kernel_target(rs_backend *b, char *out, size_t len);

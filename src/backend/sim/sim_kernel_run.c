@@ -68,8 +68,10 @@ static pthread_once_t rs_host_once = PTHREAD_ONCE_INIT;
 
 static void rs_host_free(void *p) {
   sim_host *h = p;
-  for (unsigned i = 0; i < h->cap; i++)
-    if (h->stacks && h->stacks[i]) sim_stack_free(h->stacks[i], RS_SIM_STACK);
+  for (unsigned i = 0; i < h->cap; i++) {
+    sim_fiber_destroy(&h->g[i].fiber);
+    if (h->stacks[i]) sim_stack_free(h->stacks[i], RS_SIM_STACK);
+  }
   free(h->stacks);
   free(h->g);
   free(h->shared);
@@ -98,8 +100,9 @@ static sim_host *rs_host_get(unsigned n, int fibers) {
     sim_gthread *g = realloc(h->g, n * sizeof *g);
     if (!g) return NULL;
     h->g = g;
+    memset(g + h->cap, 0, (n - h->cap) * sizeof *g);
     void **stacks = realloc(h->stacks, n * sizeof *stacks);
-    if (!stacks) return NULL;
+    if (!stacks) return NULL; /* h->g has grown; cap stays: its new entries are unused */
     h->stacks = stacks;
     for (unsigned i = h->cap; i < n; i++) stacks[i] = NULL;
     h->cap = n;
