@@ -64,6 +64,7 @@ int main(int argc, char **argv) {
   int repeat = argc > 1 ? atoi(argv[1]) : 5;
   rs_context *ctx = NULL;
   CHECK(rs_context_create(&ctx, RS_BACKEND_AUTO, 0));
+  CHECK(rs_ledger_set_timing(ctx, RS_TIME_ALL)); /* kernel device time is part of the floor */
   rs_device_props props;
   CHECK(rs_context_props(ctx, &props));
   int64_t n = (int64_t)(bytes / sizeof(float));

@@ -203,6 +203,7 @@ int rs_cmd_pipeline(int argc, char **argv) {
   if (parsed) return parsed < 0 ? 0 : parsed;
   rs_context *ctx = NULL;
   if (rs_context_create(&ctx, o.backend, 0) != RS_OK) return rs_pipe_fail("no context");
+  rs_ledger_set_timing(ctx, RS_TIME_ALL); /* the split into copies and kernels needs both timed */
   size_t item = rs_dtype_size(o.dtype);
   int64_t n = (int64_t)(o.bytes / item);
   int exit_code = 0;

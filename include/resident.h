@@ -22,6 +22,11 @@
  *     copied in and out IMPLICITLY - recorded as such, and refusable by the guard.
  *   - rs_benchmark (resident/bench.h) times a function honestly: warm-up excluded, host
  *     time with synchronization, device time from events, and the copies inside.
+ *   - Array operations (resident/ops.h, reduce.h, sort.h, random.h, linalg.h) are
+ *     NumPy's - creation, elementwise math with broadcasting and fusion, reductions,
+ *     sort, random numbers, matmul/SVD/solve - run where their data is: device arrays on
+ *     the device, host arrays on the host (C loops, NumPy's role). Results stay there;
+ *     every op can write into an existing `out`.
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
@@ -65,7 +70,7 @@
  *   RESIDENT_SIM_THREADS      count (0 = all cores)        host threads of simulator kernels
  *   RESIDENT_TRANSFER_GUARD   allow | log | disallow | disallow_explicit, or per
  *                             direction "h2d=disallow,d2h=log"
- *   RESIDENT_LEDGER_TIMING    1 | 0                        device timing of copies/kernels
+ *   RESIDENT_LEDGER_TIMING    copies | kernels | all | none device timing (default copies)
  *   RESIDENT_LEDGER_ENTRIES   count (default 65536)        entries kept in the ledger log
  *   RESIDENT_CACHE_DIR        directory | off              compiled user kernels (default
  *                                                           $XDG_CACHE_HOME/resident or
@@ -96,5 +101,10 @@
 #include "resident/kernel.h"
 #include "resident/bench.h"
 #include "resident/allocator.h"
+#include "resident/ops.h"
+#include "resident/reduce.h"
+#include "resident/sort.h"
+#include "resident/random.h"
+#include "resident/linalg.h"
 
 #endif

@@ -23,7 +23,7 @@ static rs_status fresh(rs_context *ctx) {
   for (int i = 0; i < 64 && rs_guard_pop(ctx) == RS_OK; i++) {
   }
   H_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
-  H_OK(rs_ledger_set_timing(ctx, 1));
+  H_OK(rs_ledger_set_timing(ctx, RS_TIME_ALL));
   H_OK(rs_context_synchronize(ctx));
   H_OK(rs_ledger_reset(ctx));
   rs_clear_error();

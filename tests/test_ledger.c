@@ -30,7 +30,7 @@ static rs_status fresh(rs_context *ctx) {
   for (int i = 0; i < 64 && rs_guard_pop(ctx) == RS_OK; i++) {
   }
   H_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
-  H_OK(rs_ledger_set_timing(ctx, 1));
+  H_OK(rs_ledger_set_timing(ctx, RS_TIME_ALL));
   H_OK(rs_context_synchronize(ctx));
   H_OK(rs_ledger_reset(ctx));
   rs_clear_error();
@@ -579,15 +579,15 @@ static void timed_ops(rs_context *ctx, int timing) {
   }
   check_chain(h, 1, what);
   CHECK_PASSING();
-  CHECK_OK(rs_ledger_set_timing(ctx, 1));
+  CHECK_OK(rs_ledger_set_timing(ctx, RS_TIME_ALL));
   CHECK_OK(rs_array_release(d));
   CHECK_OK(rs_array_release(h));
 }
 
-static void test_device_times_on(rs_context *ctx) { timed_ops(ctx, 1); }
+static void test_device_times_on(rs_context *ctx) { timed_ops(ctx, RS_TIME_ALL); }
 static void test_device_times_off(rs_context *ctx) {
   timed_ops(ctx, 0);
-  rs_ledger_set_timing(ctx, 1);
+  rs_ledger_set_timing(ctx, RS_TIME_ALL);
 }
 
 /* ---- waits ------------------------------------------------------------------------------ */

@@ -57,7 +57,7 @@ typedef struct rs_ledger_entry {
   void *stream;         /* backend stream handle (NULL = legacy default) */
   double host_start_ms; /* host clock at the start, ms since the ledger's reset */
   double host_ms;       /* time the calling thread spent in the call */
-  double device_ms;     /* device time from events; -1 if not timed */
+  double device_ms;     /* device time from events; -1 if not timed (rs_ledger_set_timing) */
 } rs_ledger_entry;
 
 typedef struct rs_ledger_stats {
@@ -77,9 +77,15 @@ int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit);
 int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit);
 double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, else host time */
 
-/* Device timing of copies and kernels with events (default on; RESIDENT_LEDGER_TIMING=0
- * turns it off). */
-rs_status rs_ledger_set_timing(rs_context *ctx, int on);
+/* What the ledger times on the device with a pair of events: copies (the default), kernels,
+ * both, or nothing (RESIDENT_LEDGER_TIMING=copies|kernels|all|none, also 1 = all, 0 = none).
+ * Timing kernels costs two event records per launch (about 3 us on an H200), which is why
+ * it is off by default; every kernel is counted and its host time recorded either way. */
+#define RS_TIME_NONE 0x0u
+#define RS_TIME_COPIES 0x1u
+#define RS_TIME_KERNELS 0x2u
+#define RS_TIME_ALL (RS_TIME_COPIES | RS_TIME_KERNELS)
+rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what);
 
 /* Totals since the last reset (waits for pending device times). */
 rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out);

@@ -74,15 +74,15 @@ typedef struct rs_scalar {
 } rs_scalar;
 
 static inline rs_scalar rs_scalar_bool(int v) {
-  rs_scalar s = {RS_SCALAR_BOOL, v != 0, v != 0, 0};
+  rs_scalar s = {RS_SCALAR_BOOL, (int64_t)(v != 0), (double)(v != 0), 0.0};
   return s;
 }
 static inline rs_scalar rs_scalar_int(int64_t v) {
-  rs_scalar s = {RS_SCALAR_INT, v, (double)v, 0};
+  rs_scalar s = {RS_SCALAR_INT, v, (double)v, 0.0};
   return s;
 }
 static inline rs_scalar rs_scalar_float(double v) {
-  rs_scalar s = {RS_SCALAR_FLOAT, 0, v, 0};
+  rs_scalar s = {RS_SCALAR_FLOAT, 0, v, 0.0};
   return s;
 }
 static inline rs_scalar rs_scalar_complex(double re, double im) {

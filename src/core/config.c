@@ -147,12 +147,22 @@ rs_status rs_config_from_env(rs_config *cfg) {
       return rs_fail(RS_ERR_PARSE, "RESIDENT_SIM_THREADS='%s': expected a count from 0 to 4096", v);
     cfg->sim_threads = (int)n;
   }
-  cfg->ledger_timing = 1;
+  cfg->ledger_timing = RS_TIME_COPIES;
   v = getenv("RESIDENT_LEDGER_TIMING");
   if (v && *v) {
-    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-      return rs_fail(RS_ERR_PARSE, "RESIDENT_LEDGER_TIMING='%s': expected 0 or 1", v);
-    cfg->ledger_timing = v[0] == '1';
+    static const struct {
+      const char *word;
+      unsigned what;
+    } words[] = {{"none", RS_TIME_NONE}, {"0", RS_TIME_NONE},    {"copies", RS_TIME_COPIES},
+                 {"kernels", RS_TIME_KERNELS}, {"all", RS_TIME_ALL}, {"1", RS_TIME_ALL}};
+    int found = 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0] && !found; i++)
+      if (strcmp(v, words[i].word) == 0) {
+        cfg->ledger_timing = words[i].what;
+        found = 1;
+      }
+    if (!found)
+      return rs_fail(RS_ERR_PARSE, "RESIDENT_LEDGER_TIMING='%s': expected copies, kernels, all or none", v);
   }
   cfg->ledger_entries = 65536;
   v = getenv("RESIDENT_LEDGER_ENTRIES");

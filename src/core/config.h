@@ -16,7 +16,7 @@ typedef struct rs_config {
   size_t sim_device_memory;    /* RESIDENT_SIM_DEVICE_MEMORY: bytes of simulated device memory */
   int sim_threads;             /* RESIDENT_SIM_THREADS: host threads for simulator kernels (0 = all cores) */
   rs_guard_mode guard[RS_DIRECTIONS]; /* RESIDENT_TRANSFER_GUARD */
-  int ledger_timing;           /* RESIDENT_LEDGER_TIMING: 0 or 1 (default 1) */
+  unsigned ledger_timing;      /* RESIDENT_LEDGER_TIMING: RS_TIME_* (default copies) */
   int64_t ledger_entries;      /* RESIDENT_LEDGER_ENTRIES: entries kept in the log (default 65536) */
   char cache_dir[1024];        /* RESIDENT_CACHE_DIR: compiled kernels ("" = no disk cache) */
   rs_allocator_kind allocator; /* RESIDENT_ALLOCATOR: pool|direct|async (default pool) */

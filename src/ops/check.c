@@ -117,13 +117,15 @@ rs_status rs_allclose_report(rs_close_report *r, const rs_array *actual, const r
       used += (size_t)snprintf(idx + used, sizeof idx - used, "%s%lld", k ? ", " : "", (long long)r->worst_index[k]);
     snprintf(idx + used, sizeof idx - used, ")");
     double allowed = atol + rtol * fabs(r->worst_desired);
-    snprintf(r->message, sizeof r->message,
+    /* (the return value is looked at so that a long message may be cut, knowingly) */
+    int w = snprintf(r->message, sizeof r->message,
              "%s to tolerance rtol=%g, atol=%g: mismatched elements %lld / %lld (%.3g%%), max absolute "
              "difference %.6g, max relative difference %.6g; worst element at index %s: actual %.17g, "
              "desired %.17g (difference %.6g, allowed %.6g)",
              r->close ? "Equal" : "Not equal", rtol, atol, (long long)r->mismatched, (long long)r->total,
              r->total ? 100.0 * (double)r->mismatched / (double)r->total : 0.0, r->max_abs_diff, r->max_rel_diff,
              idx, r->worst_actual, r->worst_desired, fabs(r->worst_actual - r->worst_desired), allowed);
+    if (w < 0) r->message[0] = '\0';
   }
   for (int i = 0; i < NOUT; i++) rs_array_release(outs[i]);
   rs_array_release(notclose);

@@ -93,6 +93,7 @@ static void build_geometry(rs_ew_geom *g, const rs_ops_stage *s, int narr, int n
     broadcast_strides(g->strides[a], ndim, shape, s->la.given[a], rs_ops_stage_strides(s, a));
   }
   simplify(g, narr > nin ? nin : 0);
+  g->cache_dir = s->ctx->cfg.cache_dir;
 }
 
 /* Same memory, not the same view, and the byte ranges meet. */

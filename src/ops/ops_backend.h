@@ -94,6 +94,7 @@ typedef struct rs_ew_geom {
   char *ptr[RS_EW_MAX_ARRAYS];
   int64_t strides[RS_EW_MAX_ARRAYS][RS_MAX_DIMS];
   int64_t index_strides[RS_MAX_DIMS];
+  const char *cache_dir; /* where generated kernels are cached on disk ("" = memory only) */
 } rs_ew_geom;
 
 /* ---- reductions -------------------------------------------------------------------- */
@@ -116,6 +117,7 @@ typedef struct rs_reduce_plan {
   int64_t red_shape[RS_MAX_DIMS];
   int64_t red_strides[RS_MAX_DIMS];
   int64_t n_out, n_red;
+  const char *cache_dir; /* as in rs_ew_geom */
 } rs_reduce_plan;
 
 /* The class a reduction accumulates in (sum of float32 in double, ...). */

@@ -159,9 +159,9 @@ static void rs_ledger_resolve(rs_context *ctx, int wait) {
   pthread_mutex_unlock(&l->lock);
 }
 
-static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream) {
+static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsigned kind) {
   rs_ledger_token t = {-1, rs_now_ms(), NULL};
-  if (ctx->ledger.timing) {
+  if (atomic_load_explicit(&ctx->ledger.timing, memory_order_relaxed) & kind) {
     t.ev_start = rs_ledger_event(ctx);
     if (t.ev_start && ctx->vt->event_record(ctx->be, t.ev_start, stream) != RS_OK) {
       ctx->vt->event_destroy(ctx->be, t.ev_start);
@@ -202,7 +202,7 @@ rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t by
   (void)dir;
   (void)bytes;
   (void)cause;
-  return rs_ledger_timed_begin(ctx, stream);
+  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
 }
 
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
@@ -219,7 +219,7 @@ void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir,
 }
 
 rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, void *stream) {
-  return rs_ledger_timed_begin(ctx, stream);
+  return rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS);
 }
 
 void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *name, void *stream) {
@@ -272,11 +272,12 @@ double rs_ledger_copy_ms(const rs_ledger_stats *s) {
   return ms;
 }
 
-rs_status rs_ledger_set_timing(rs_context *ctx, int on) {
+rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_set_timing: context is NULL");
-  pthread_mutex_lock(&ctx->ledger.lock);
-  ctx->ledger.timing = on ? 1 : 0;
-  pthread_mutex_unlock(&ctx->ledger.lock);
+  if (what & ~RS_TIME_ALL)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_ledger_set_timing: unknown flags 0x%x (RS_TIME_COPIES | RS_TIME_KERNELS)",
+                   what);
+  atomic_store(&ctx->ledger.timing, what);
   return RS_OK;
 }
 

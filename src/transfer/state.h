@@ -3,6 +3,7 @@
 #define RS_TRANSFER_STATE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "resident/ledger.h"
 
@@ -27,7 +28,7 @@ typedef struct rs_ledger_scope {
 
 typedef struct rs_ledger {
   pthread_mutex_t lock;
-  int timing;
+  _Atomic unsigned timing; /* RS_TIME_* */
   double epoch_ms;
   rs_ledger_stats totals;
   rs_ledger_scope scopes[RS_LEDGER_MAX_SCOPES];

@@ -124,6 +124,42 @@ static inline float f_mod(float a, float b) {
 static inline double d_sign(double a) { return a > 0 ? 1.0 : a < 0 ? -1.0 : a == 0 ? 0.0 : a; }
 static inline float f_sign(float a) { return a > 0 ? 1.0f : a < 0 ? -1.0f : a == 0 ? 0.0f : a; }
 
+/* Complex product and quotient with NumPy's formulas (not C's Annex G recovery of
+ * infinities), so the host, the simulator and the GPU code agree with NumPy. */
+static inline rs_vz z_mul(rs_vz a, rs_vz b) {
+  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+  return CMPLX(ar * br - ai * bi, ar * bi + ai * br);
+}
+
+static inline rs_vz z_div(rs_vz a, rs_vz b) {
+  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+  double abr = fabs(br), abi = fabs(bi);
+  if (abr >= abi) {
+    if (abr == 0 && abi == 0) return CMPLX(ar / abr, ai / abr);
+    double rat = bi / br, scl = 1.0 / (br + bi * rat);
+    return CMPLX((ar + ai * rat) * scl, (ai - ar * rat) * scl);
+  }
+  double rat = br / bi, scl = 1.0 / (bi + br * rat);
+  return CMPLX((ar * rat + ai) * scl, (ai * rat - ar) * scl);
+}
+
+static inline rs_vc c_mul(rs_vc a, rs_vc b) {
+  float ar = crealf(a), ai = cimagf(a), br = crealf(b), bi = cimagf(b);
+  return CMPLXF(ar * br - ai * bi, ar * bi + ai * br);
+}
+
+static inline rs_vc c_div(rs_vc a, rs_vc b) {
+  float ar = crealf(a), ai = cimagf(a), br = crealf(b), bi = cimagf(b);
+  float abr = fabsf(br), abi = fabsf(bi);
+  if (abr >= abi) {
+    if (abr == 0 && abi == 0) return CMPLXF(ar / abr, ai / abr);
+    float rat = bi / br, scl = 1.0f / (br + bi * rat);
+    return CMPLXF((ar + ai * rat) * scl, (ai - ar * rat) * scl);
+  }
+  float rat = br / bi, scl = 1.0f / (bi + br * rat);
+  return CMPLXF((ar * rat + ai) * scl, (ai * rat - ar) * scl);
+}
+
 /* Complex power: exact repeated products for small integer exponents (as NumPy), else
  * exp(b log a). */
 static inline rs_vz z_pow(rs_vz a, rs_vz b) {
@@ -134,13 +170,13 @@ static inline rs_vz z_pow(rs_vz a, rs_vz b) {
     long e = (long)fabs(br);
     rs_vz r = CMPLX(1.0, 0.0), x = a;
     while (e) {
-      if (e & 1) r *= x;
-      x *= x;
+      if (e & 1) r = z_mul(r, x);
+      x = z_mul(x, x);
       e >>= 1;
     }
-    return br < 0 ? CMPLX(1.0, 0.0) / r : r;
+    return br < 0 ? z_div(CMPLX(1.0, 0.0), r) : r;
   }
-  return cexp(b * clog(a));
+  return cexp(z_mul(b, clog(a)));
 }
 
 /* z / |z|, with NumPy's limits: an infinite part alone gives its direction. */
@@ -151,7 +187,7 @@ static inline rs_vz z_sign(rs_vz a) {
   if (isinf(im)) return CMPLX(0.0, im > 0 ? 1.0 : -1.0);
   double m = cabs(a);
   if (m == 0) return CMPLX(0.0, 0.0);
-  return a / m;
+  return CMPLX(re / m, im / m);
 }
 
 /* ---- loops ------------------------------------------------------------------------- */
@@ -272,8 +308,8 @@ static void bin_z(int op, const void *x, const void *y, void *r, int n) {
   switch (op) {
     case RS_OP_ADD: L2(rs_vz, rs_vz, p + q); break;
     case RS_OP_SUBTRACT: L2(rs_vz, rs_vz, p - q); break;
-    case RS_OP_MULTIPLY: L2(rs_vz, rs_vz, p * q); break;
-    case RS_OP_DIVIDE: L2(rs_vz, rs_vz, p / q); break;
+    case RS_OP_MULTIPLY: L2(rs_vz, rs_vz, z_mul(p, q)); break;
+    case RS_OP_DIVIDE: L2(rs_vz, rs_vz, z_div(p, q)); break;
     case RS_OP_POWER: L2(rs_vz, rs_vz, z_pow(p, q)); break;
     case RS_OP_EQUAL: L2(rs_vz, rs_vb, p == q); break;
     case RS_OP_NOT_EQUAL: L2(rs_vz, rs_vb, p != q); break;
@@ -285,8 +321,8 @@ static void bin_c(int op, const void *x, const void *y, void *r, int n) {
   switch (op) {
     case RS_OP_ADD: L2(rs_vc, rs_vc, p + q); break;
     case RS_OP_SUBTRACT: L2(rs_vc, rs_vc, p - q); break;
-    case RS_OP_MULTIPLY: L2(rs_vc, rs_vc, p * q); break;
-    case RS_OP_DIVIDE: L2(rs_vc, rs_vc, p / q); break;
+    case RS_OP_MULTIPLY: L2(rs_vc, rs_vc, c_mul(p, q)); break;
+    case RS_OP_DIVIDE: L2(rs_vc, rs_vc, c_div(p, q)); break;
     case RS_OP_POWER: L2(rs_vc, rs_vc, (rs_vc)z_pow(p, q)); break;
     case RS_OP_EQUAL: L2(rs_vc, rs_vb, p == q); break;
     case RS_OP_NOT_EQUAL: L2(rs_vc, rs_vb, p != q); break;
@@ -402,14 +438,14 @@ static void un_f(int op, const void *x, void *r, int n) { RS_FLOAT_UNARY(rs_vf, 
 static void un_d(int op, const void *x, void *r, int n) { RS_FLOAT_UNARY(rs_vd, , d, RS_PI) }
 
 /* Complex: T the type, R its real type, S the libm suffix, W the wider type for pow. */
-#define RS_COMPLEX_UNARY(T, R, S)                                                        \
+#define RS_COMPLEX_UNARY(T, R, S, P)                                                     \
   switch (op) {                                                                          \
     case RS_OP_NEGATIVE: L1(T, T, -p); break;                                            \
     case RS_OP_POSITIVE: L1(T, T, p); break;                                             \
     case RS_OP_ABS: L1(T, R, cabs##S(p)); break;                                         \
     case RS_OP_SIGN: L1(T, T, (T)z_sign(p)); break;                                      \
-    case RS_OP_SQUARE: L1(T, T, p * p); break;                                           \
-    case RS_OP_RECIPROCAL: L1(T, T, (R)1 / p); break;                                    \
+    case RS_OP_SQUARE: L1(T, T, P##_mul(p, p)); break;                                   \
+    case RS_OP_RECIPROCAL: L1(T, T, P##_div((T)1, p)); break;                            \
     case RS_OP_SQRT: L1(T, T, csqrt##S(p)); break;                                       \
     case RS_OP_EXP: L1(T, T, cexp##S(p)); break;                                         \
     case RS_OP_LOG: L1(T, T, clog##S(p)); break;                                         \
@@ -428,8 +464,8 @@ static void un_d(int op, const void *x, void *r, int n) { RS_FLOAT_UNARY(rs_vd, 
     default: break;                                                                      \
   }
 
-static void un_c(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vc, rs_vf, f) }
-static void un_z(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vz, rs_vd, ) }
+static void un_c(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vc, rs_vf, f, c) }
+static void un_z(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vz, rs_vd, , z) }
 
 void rs_nat_unary(int op, rs_dtype arg, rs_dtype res, const void *x, void *r, int n) {
   (void)res;

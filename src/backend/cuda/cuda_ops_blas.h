@@ -1,0 +1,66 @@
+/* Private to the CUDA linear algebra files: cuBLAS and cuSOLVER, loaded with dlopen on
+ * first use (never linked), and their handles per device. Loading on demand keeps
+ * libresident loadable where these libraries are missing (a driver-only machine, the
+ * simulator) and costs nothing to programs that never call matmul/SVD/solve; a missing
+ * library makes only those calls fail, with RS_ERR_UNSUPPORTED naming it. Only the
+ * prototypes come from the toolkit headers. */
+#ifndef RS_BACKEND_CUDA_OPS_BLAS_H
+#define RS_BACKEND_CUDA_OPS_BLAS_H
+
+#include <cublas_api.h>
+#include <cusolverDn.h>
+#include "backend/cuda/cuda_ops.h"
+
+typedef struct rs_blas_api {
+  __typeof__(&cublasCreate_v2) create;
+  __typeof__(&cublasDestroy_v2) destroy;
+  __typeof__(&cublasSetStream_v2) set_stream;
+  __typeof__(&cublasSgemmStridedBatched) sgemm;
+  __typeof__(&cublasDgemmStridedBatched) dgemm;
+  __typeof__(&cublasCgemmStridedBatched) cgemm;
+  __typeof__(&cublasZgemmStridedBatched) zgemm;
+  __typeof__(&cublasSgeam) sgeam;
+  __typeof__(&cublasDgeam) dgeam;
+  __typeof__(&cublasCgeam) cgeam;
+  __typeof__(&cublasZgeam) zgeam;
+  __typeof__(&cublasSnrm2_v2) snrm2;
+  __typeof__(&cublasDnrm2_v2) dnrm2;
+} rs_blas_api;
+
+typedef struct rs_solver_api {
+  __typeof__(&cusolverDnCreate) create;
+  __typeof__(&cusolverDnDestroy) destroy;
+  __typeof__(&cusolverDnSetStream) set_stream;
+  __typeof__(&cusolverDnCreateParams) create_params;
+  __typeof__(&cusolverDnDestroyParams) destroy_params;
+  __typeof__(&cusolverDnXgesvd_bufferSize) gesvd_size;
+  __typeof__(&cusolverDnXgesvd) gesvd;
+  __typeof__(&cusolverDnSgesvdaStridedBatched_bufferSize) sgesvda_size;
+  __typeof__(&cusolverDnSgesvdaStridedBatched) sgesvda;
+  __typeof__(&cusolverDnDgesvdaStridedBatched_bufferSize) dgesvda_size;
+  __typeof__(&cusolverDnDgesvdaStridedBatched) dgesvda;
+  __typeof__(&cusolverDnXgetrf_bufferSize) getrf_size;
+  __typeof__(&cusolverDnXgetrf) getrf;
+  __typeof__(&cusolverDnXgetrs) getrs;
+} rs_solver_api;
+
+/* One device's libraries, locked for the duration of a call (a handle's stream is a
+ * setting shared by every thread using it). */
+typedef struct rs_linalg {
+  const rs_blas_api *blas;
+  const rs_solver_api *solver; /* NULL when only cuBLAS was asked for */
+  cublasHandle_t cublas;
+  cusolverDnHandle_t cusolver;
+  cusolverDnParams_t params;
+  void *lock_token;
+} rs_linalg;
+
+/* Lock b's device's handles, set to stream. need_solver: cuSOLVER too. */
+rs_status rs_linalg_acquire(rs_linalg *out, rs_backend *b, void *stream, int need_solver);
+void rs_linalg_release(rs_linalg *l);
+
+/* Messages for library statuses. */
+rs_status rs_cublas_fail(cublasStatus_t s, const char *what);
+rs_status rs_cusolver_fail(cusolverStatus_t s, const char *what);
+
+#endif

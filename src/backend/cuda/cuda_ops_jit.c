@@ -1,0 +1,125 @@
+/* Generated kernels of the array operations (elementwise programs, fused expressions,
+ * axis reductions): compiled through the user-kernel layer's CUDA path (NVRTC via dlopen,
+ * cudaLibraryLoadData) and its cache - in memory and, with RESIDENT_CACHE_DIR, on disk -
+ * so a kernel is compiled once per machine, not once per process. In front of that, a
+ * table keyed by the op's own compact description (not its source) finds a loaded kernel
+ * in well under a microsecond, so a launch costs no string building. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "backend/cuda/cuda_ops.h"
+#include "kernel/kernel_internal.h"
+
+#define JIT_BUCKETS 1024
+/* Bump when the prelude or the generators change meaning: part of the disk cache key. */
+#define JIT_VERSION "resident-ops 1"
+
+typedef struct jit_entry {
+  struct jit_entry *next;
+  int device;
+  size_t key_len;
+  unsigned char *key;
+  void *fn;
+} jit_entry;
+
+static jit_entry *rs_jit_buckets[JIT_BUCKETS];
+static pthread_mutex_t rs_jit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fnv1a(const void *p, size_t n, uint64_t h) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static void *lookup_locked(size_t bucket, int device, const void *key, size_t key_len) {
+  for (jit_entry *e = rs_jit_buckets[bucket]; e; e = e->next)
+    if (e->device == device && e->key_len == key_len && memcmp(e->key, key, key_len) == 0) return e->fn;
+  return NULL;
+}
+
+/* The image for source: from the kernel layer's cache, else compiled and cached. */
+static rs_status get_image(rs_backend *b, const rs_kernel_backend *kb, const char *source, const char *name,
+                           int uses_barrier, const char *cache_dir, void **image, size_t *bytes) {
+  static const char *const options[] = {"-std=c++17", "-fmad=false"};
+  char target[256];
+  RS_TRY(kb->target(b, target, sizeof target));
+  rs_kbuf key = {0};
+  rs_status st = rs_kbuf_addf(&key, "%s\ntarget %s\nname %s\noptions -std=c++17 -fmad=false\n", JIT_VERSION, target, name);
+  if (st == RS_OK) st = rs_kbuf_add(&key, source, strlen(source));
+  rs_kernel_origin origin;
+  if (st == RS_OK && rs_kcache_get(kb->name, &key, cache_dir, image, bytes, &origin) == RS_OK) {
+    rs_kbuf_free(&key);
+    return RS_OK;
+  }
+  if (st == RS_OK) {
+    rs_kernel_source src = {source, source, name, "<resident array operation>", 2, options, 0, NULL, uses_barrier};
+    char *log = NULL;
+    st = kb->compile(b, &src, image, bytes, &log);
+    rs_kcache_count_compile();
+    if (st != RS_OK) {
+      /* generated code that does not compile is a bug of this library: say so, with the log */
+      char reason[512];
+      snprintf(reason, sizeof reason, "%s", rs_last_error());
+      st = rs_fail(RS_ERR_INTERNAL, "array operation kernel %s does not compile (a library bug): %s\n%.1500s", name, reason,
+                   log ? log : "");
+    } else {
+      rs_kcache_put(kb->name, &key, cache_dir, *image, *bytes);
+    }
+    free(log);
+  }
+  rs_kbuf_free(&key);
+  return st;
+}
+
+rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, const char *name, int uses_barrier,
+                             const char *cache_dir, rs_cuda_source_fn make_source, void *arg, void **fn) {
+  size_t bucket = (size_t)(fnv1a(key, key_len, 0xcbf29ce484222325ull ^ (uint64_t)b->device) % JIT_BUCKETS);
+  pthread_mutex_lock(&rs_jit_lock);
+  *fn = lookup_locked(bucket, b->device, key, key_len);
+  pthread_mutex_unlock(&rs_jit_lock);
+  if (*fn) return RS_OK;
+  /* A miss compiles outside the lock: two threads may compile the same kernel once each,
+   * which is harmless; the first one in the table wins. */
+  const rs_kernel_backend *kb = rs_kernel_backend_for(RS_BACKEND_CUDA);
+  if (!kb) return rs_fail(RS_ERR_UNSUPPORTED, "array operations: no CUDA kernel backend in this build");
+  char *source = NULL;
+  RS_TRY(make_source(&source, arg));
+  void *image = NULL, *module = NULL, *f = NULL;
+  size_t bytes = 0;
+  rs_status st = get_image(b, kb, source, name, uses_barrier, cache_dir, &image, &bytes);
+  free(source);
+  if (st == RS_OK) st = kb->load(b, image, bytes, &module);
+  free(image);
+  rs_kernel_attrs attrs;
+  if (st == RS_OK) st = kb->get_function(b, module, name, &f, &attrs);
+  if (st != RS_OK) {
+    if (module) kb->unload(module);
+    return st;
+  }
+  jit_entry *e = calloc(1, sizeof *e);
+  unsigned char *k = malloc(key_len);
+  if (!e || !k) {
+    free(e);
+    free(k);
+    kb->unload(module);
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "array operations: out of host memory for the kernel table");
+  }
+  memcpy(k, key, key_len);
+  *e = (jit_entry){NULL, b->device, key_len, k, f};
+  pthread_mutex_lock(&rs_jit_lock);
+  void *there = lookup_locked(bucket, b->device, key, key_len);
+  if (!there) {
+    e->next = rs_jit_buckets[bucket];
+    rs_jit_buckets[bucket] = e;
+  }
+  pthread_mutex_unlock(&rs_jit_lock);
+  if (there) { /* another thread was first: use its kernel */
+    free(k);
+    free(e);
+    kb->unload(module);
+    f = there;
+  }
+  *fn = f;
+  return RS_OK;
+}

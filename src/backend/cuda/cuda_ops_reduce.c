@@ -1,0 +1,112 @@
+/* Reductions on the GPU. A whole contiguous array of float32/64 or int32/64 summed,
+ * averaged or searched for its min/max goes through CUB's DeviceReduce (the fastest there
+ * is); everything else - axes, other dtypes and ops, views - through generated kernels:
+ * one thread per output when there are many outputs (or few elements each), else blocks
+ * of threads per output, splitting long reductions into a fixed number of chunks whose
+ * partial results are combined in order (so results do not depend on timing). */
+#include <string.h>
+#include "backend/cuda/cuda_ops.h"
+#include "ops/dtype_rules.h"
+
+enum { MODE_THREAD = 0, MODE_PARTIAL = 1, MODE_BLOCK = 2, MODE_FINAL = 3 };
+
+typedef struct red_src {
+  const rs_reduce_plan *p;
+  int mode;
+} red_src;
+
+static rs_status make_source(char **source, void *arg) {
+  const red_src *s = arg;
+  return rs_cuda_reduce_source(source, s->p, s->mode);
+}
+
+static rs_status reduce_kernel(rs_backend *b, const rs_reduce_plan *p, int mode, void **fn) {
+  int key[8] = {0x52450001, mode, (int)p->op, (int)p->in_dtype, (int)p->out_dtype, p->nkeep, p->nred, 0};
+  red_src s = {p, mode};
+  return rs_cuda_ops_kernel(b, key, sizeof key, mode == MODE_FINAL ? "rs_reduce_final" : "rs_reduce", 1,
+                            p->cache_dir ? p->cache_dir : "", make_source, &s, fn);
+}
+
+/* The parameter block of the generated kernels (8-byte words, struct R). */
+static size_t reduce_params(uint64_t *w, const rs_reduce_plan *p, void *part, int64_t chunk, int64_t splits) {
+  size_t i = 0;
+  int nk = p->nkeep > 0 ? p->nkeep : 1, nr = p->nred > 0 ? p->nred : 1;
+  w[i++] = (uint64_t)(uintptr_t)p->in;
+  w[i++] = (uint64_t)(uintptr_t)p->out;
+  w[i++] = (uint64_t)(uintptr_t)part;
+  w[i++] = (uint64_t)p->n_out, w[i++] = (uint64_t)p->n_red, w[i++] = (uint64_t)chunk, w[i++] = (uint64_t)splits;
+  for (int k = 0; k < nk; k++) w[i++] = k < p->nkeep ? (uint64_t)p->keep_shape[k] : 1;
+  for (int k = 0; k < nk; k++) w[i++] = k < p->nkeep ? (uint64_t)p->keep_in_strides[k] : 0;
+  for (int k = 0; k < nk; k++) w[i++] = k < p->nkeep ? (uint64_t)p->keep_out_strides[k] : 0;
+  for (int k = 0; k < nr; k++) w[i++] = k < p->nred ? (uint64_t)p->red_shape[k] : 1;
+  for (int k = 0; k < nr; k++) w[i++] = k < p->nred ? (uint64_t)p->red_strides[k] : 0;
+  return i;
+}
+
+static rs_status launch(void *fn, unsigned grid, uint64_t *words, void *stream, const char *what) {
+  void *args[1] = {words};
+  dim3 g = {grid, 1, 1}, blk = {RS_CUDA_OPS_BLOCK, 1, 1};
+  RS_CUDA_CALL(cudaLaunchKernel((const void *)fn, g, blk, args, 0, (cudaStream_t)stream), "cudaLaunchKernel(%s, grid %u)",
+               what, grid);
+  return RS_OK;
+}
+
+/* Bytes of one partial result (struct A of the generated code). */
+static size_t partial_bytes(const rs_reduce_plan *p) {
+  return rs_reduce_acc_cls(p->op, p->in_dtype) == RS_CLS_Z ? 24 : 16;
+}
+
+static int cub_eligible(const rs_reduce_plan *p) {
+  int fl = p->in_dtype == RS_FLOAT32 || p->in_dtype == RS_FLOAT64;
+  /* (a mean of integers accumulates in double, as the native loops do: not through CUB) */
+  int op_ok = p->op == RS_REDUCE_SUM || (p->op == RS_REDUCE_MEAN && fl) || p->op == RS_REDUCE_MIN || p->op == RS_REDUCE_MAX;
+  int dt_ok = fl || p->in_dtype == RS_INT32 || p->in_dtype == RS_INT64;
+  int contiguous = p->nred == 1 && p->red_strides[0] == (int64_t)rs_dtype_size(p->in_dtype);
+  return op_ok && dt_ok && contiguous && p->n_out == 1 && p->n_red > 0;
+}
+
+static rs_status reduce_cub(rs_backend *b, const rs_reduce_plan *p, void *stream) {
+  void *acc = NULL;
+  RS_TRY(rs_cuda_ops_scratch(b, 16, stream, &acc));
+  rs_status st = rs_cuda_cub_reduce(b, (int)p->op, p->in_dtype, p->in, p->n_red, acc, stream);
+  if (st == RS_OK) st = rs_cuda_cub_finish(b, (int)p->op, p->in_dtype, acc, p->out, p->out_dtype, p->n_red, stream);
+  rs_cuda_ops_scratch_free(acc, stream);
+  return st;
+}
+
+rs_status rs_cuda_ops_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
+  if (p->n_out <= 0) return RS_OK;
+  if (cub_eligible(p)) return reduce_cub(b, p, stream);
+  RS_TRY(rs_cuda_enter(b));
+  uint64_t words[8 + 5 * RS_MAX_DIMS];
+  int64_t sms = b->multiprocessors > 0 ? b->multiprocessors : 1;
+  void *fn = NULL;
+  if (p->n_out >= 2 * sms * RS_CUDA_OPS_BLOCK || p->n_red <= 64) {
+    /* plenty of outputs (or tiny reductions): one thread each */
+    RS_TRY(reduce_kernel(b, p, MODE_THREAD, &fn));
+    reduce_params(words, p, NULL, 0, 1);
+    return launch(fn, rs_cuda_ops_grid(b, p->n_out, 1, 32), words, stream, "reduce");
+  }
+  /* few outputs: a block per (output, chunk), enough blocks to fill the device */
+  int64_t want = (4 * sms + p->n_out - 1) / p->n_out;
+  int64_t most = (p->n_red + 4 * RS_CUDA_OPS_BLOCK - 1) / (4 * RS_CUDA_OPS_BLOCK); /* >= 4 elements a thread */
+  int64_t splits = want < most ? want : most;
+  if (splits < 1) splits = 1;
+  if (splits > 65536) splits = 65536;
+  int64_t chunk = (p->n_red + splits - 1) / splits;
+  if (p->n_out * splits > INT32_MAX) return rs_fail(RS_ERR_UNSUPPORTED, "reduce: %lld outputs are too many", (long long)p->n_out);
+  if (splits == 1) {
+    RS_TRY(reduce_kernel(b, p, MODE_BLOCK, &fn));
+    reduce_params(words, p, NULL, chunk, 1);
+    return launch(fn, (unsigned)p->n_out, words, stream, "reduce");
+  }
+  void *fin = NULL, *part = NULL;
+  RS_TRY(reduce_kernel(b, p, MODE_PARTIAL, &fn));
+  RS_TRY(reduce_kernel(b, p, MODE_FINAL, &fin));
+  RS_TRY(rs_cuda_ops_scratch(b, (size_t)(p->n_out * splits) * partial_bytes(p), stream, &part));
+  reduce_params(words, p, part, chunk, splits);
+  rs_status st = launch(fn, (unsigned)(p->n_out * splits), words, stream, "reduce (partials)");
+  if (st == RS_OK) st = launch(fin, rs_cuda_ops_grid(b, p->n_out, 1, 32), words, stream, "reduce (final)");
+  rs_cuda_ops_scratch_free(part, stream);
+  return st;
+}

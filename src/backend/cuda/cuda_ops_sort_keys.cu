@@ -1,0 +1,24 @@
+// CUB radix sort of keys alone (see cuda_ops_sort.h): four instantiations.
+#include <cub/device/device_radix_sort.cuh>
+#include "backend/cuda/cuda_ops_sort.h"
+
+namespace {
+template <typename K>
+cudaError_t sort_keys(void *tmp, size_t *bytes, void *k0, void *k1, int *selector, int64_t n, int end_bit,
+                      cudaStream_t s) {
+  cub::DoubleBuffer<K> keys(static_cast<K *>(k0), static_cast<K *>(k1));
+  cudaError_t err = cub::DeviceRadixSort::SortKeys(tmp, *bytes, keys, n, 0, end_bit, s);
+  if (selector) *selector = keys.selector;
+  return err;
+}
+}  // namespace
+
+cudaError_t rs_cub_sort_keys(int key, void *tmp, size_t *bytes, void *k0, void *k1, int *selector, int64_t n,
+                             int end_bit, cudaStream_t s) {
+  switch (key) {
+    case RS_CUB_F32: return sort_keys<float>(tmp, bytes, k0, k1, selector, n, end_bit, s);
+    case RS_CUB_F64: return sort_keys<double>(tmp, bytes, k0, k1, selector, n, end_bit, s);
+    case RS_CUB_U32: return sort_keys<uint32_t>(tmp, bytes, k0, k1, selector, n, end_bit, s);
+    default: return sort_keys<uint64_t>(tmp, bytes, k0, k1, selector, n, end_bit, s);
+  }
+}

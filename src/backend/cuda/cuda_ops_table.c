@@ -1,0 +1,13 @@
+/* The CUDA backend's op table (src/ops/ops_backend.h). */
+#include "backend/cuda/cuda_ops.h"
+
+const rs_ops_backend rs_ops_cuda = {
+    .name = "cuda",
+    .ew = rs_cuda_ops_ew,
+    .reduce = rs_cuda_ops_reduce,
+    .sort = rs_cuda_ops_sort,
+    .random = rs_cuda_ops_random,
+    .matmul = rs_cuda_ops_matmul,
+    .svd = rs_cuda_ops_svd,
+    .solve = rs_cuda_ops_solve,
+};
