@@ -6,5 +6,6 @@
 int rs_cmd_info(int argc, char **argv);
 int rs_cmd_pipeline(int argc, char **argv);
 int rs_cmd_bandwidth(int argc, char **argv);
+int rs_cmd_bench(int argc, char **argv);
 
 #endif

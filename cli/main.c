@@ -11,6 +11,7 @@ static const struct {
     {"pipeline", rs_cmd_pipeline, "the copy counter: N kernels with implicit vs explicit copies"},
     {"bandwidth", rs_cmd_bandwidth, "H2D / D2H (pageable, pinned) and D2D copy bandwidth over sizes"},
     {"info", rs_cmd_info, "backend, devices and their properties"},
+    {"bench", rs_cmd_bench, "array operations on the host vs the device over sizes, and the crossover"},
 };
 
 static void rs_usage(FILE *f) {

@@ -97,18 +97,31 @@ static void test_reproducible(rs_context *ctx) {
   }
 }
 
-/* The device and the host path run the same generator on the simulator: identical. */
-static void test_host_matches_sim(rs_context *ctx) {
-  if (rs_context_backend(ctx) != RS_BACKEND_SIM) return;
-  int64_t n = 1000;
-  rs_rng r1 = rs_rng_seed(99), r2 = rs_rng_seed(99);
-  rs_array *a = NULL, *b = NULL;
-  CHECK_OK(rs_random_uniform(&a, &r1, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, 0, 1, NULL));
-  CHECK_OK(rs_random_uniform(&b, &r2, ctx, RS_MEM_HOST, 1, &n, RS_FLOAT32, 0, 1, NULL));
+/* The device and the host use the same counter layout and conversions: uniform and
+ * integer numbers are the same bits (on the simulator the same code; on a GPU cuRAND's
+ * Philox core), normal ones agree to rounding. */
+static void test_host_matches_device(rs_context *ctx) {
+  int64_t n = 100000;
+  const rs_dtype ds[] = {RS_FLOAT32, RS_FLOAT64, RS_FLOAT16, RS_COMPLEX64};
+  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+    rs_rng r1 = rs_rng_seed(99 + i), r2 = rs_rng_seed(99 + i);
+    rs_array *a = NULL, *b = NULL;
+    CHECK_OK(rs_random_uniform(&a, &r1, ctx, RS_MEM_DEVICE, 1, &n, ds[i], -1, 3, NULL));
+    CHECK_OK(rs_random_uniform(&b, &r2, ctx, RS_MEM_HOST, 1, &n, ds[i], -1, 3, NULL));
+    CHECK_CLOSE_ARR(a, b, 0, 0);
+    tl_release(2, a, b);
+  }
+  rs_rng r1 = rs_rng_seed(5), r2 = rs_rng_seed(5);
+  rs_array *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+  CHECK_OK(rs_random_integers(&a, &r1, ctx, RS_MEM_DEVICE, 1, &n, RS_INT64, -1000000007, 999999937, NULL));
+  CHECK_OK(rs_random_integers(&b, &r2, ctx, RS_MEM_HOST, 1, &n, RS_INT64, -1000000007, 999999937, NULL));
   CHECK_CLOSE_ARR(a, b, 0, 0);
-  tl_release(2, a, b);
+  CHECK_OK(rs_random_normal(&c, &r1, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT64, 1, 2, NULL));
+  CHECK_OK(rs_random_normal(&d, &r2, ctx, RS_MEM_HOST, 1, &n, RS_FLOAT64, 1, 2, NULL));
+  CHECK_CLOSE_ARR(c, d, 1e-13, 1e-13);
+  tl_release(4, a, b, c, d);
 }
 
 static const rs_test_case tests[] = {RS_TEST(test_uniform_normal_integers), RS_TEST(test_reproducible),
-                                     RS_TEST(test_host_matches_sim)};
+                                     RS_TEST(test_host_matches_device)};
 RS_TEST_MAIN(tests)

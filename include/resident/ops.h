@@ -43,6 +43,14 @@
  * to integer casts of NaN or out-of-range values give the integer's lowest value
  * (NumPy's x86 result, also on the GPU).
  *
+ * ON THE GPU, elementwise ops, fused expressions and axis reductions are CUDA C
+ * generated for the op's dtypes and layout, compiled once through the user-kernel layer
+ * (NVRTC) and cached in memory and on disk (RESIDENT_CACHE_DIR): the first call of a new
+ * combination pays the compile (tens of milliseconds), later ones only the launch.
+ * Constants are kernel arguments, so `x * 5` and `x * 6` share a kernel. Sort, whole-array
+ * sums/min/max and random numbers are compiled CUB / cuRAND code; matmul, SVD and solve
+ * are cuBLAS / cuSOLVER (resident/linalg.h).
+ *
  * Thread safety: ops are thread-safe; ops writing the same memory from several threads
  * at once race as kernels would.
  */

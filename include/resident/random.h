@@ -7,7 +7,9 @@
  * counter block `offset + i` of a counter-based generator (Philox4x32-10: cuRAND's on the
  * GPU, the library's own on the host and the simulator), so the numbers do not depend
  * on the launch configuration or the number of threads. Results are reproducible for a
- * seed on a backend; the GPU and the CPU give different (equally distributed) numbers.
+ * seed: the GPU (cuRAND's Philox core) and the host use the same counter layout and the
+ * same conversions, so uniform and integer numbers are the same bits on both, normal
+ * ones the same to the last place or so (the device's log and sin/cos).
  *
  * Where: the creation forms take `where` as resident/ops.h; the `_into` forms fill the
  * array where it lives (host arrays on the calling thread, device arrays on `stream`).

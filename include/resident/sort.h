@@ -1,10 +1,11 @@
 /* resident/sort.h - sort and argsort along the last axis.
  *
  * Integer, bool and float dtypes (float16 included); complex is RS_ERR_DTYPE. NaN sorts
- * last, as in NumPy (whatever its sign bit); -0.0 and 0.0 are equal in value (their
- * relative order is unspecified). Both sorts are stable, so argsort equals NumPy's
- * argsort(kind="stable"). On the GPU they are CUB radix sorts (a segmented pass for
- * more than one row); on the host and the simulator a radix sort of the same keys.
+ * last, as in NumPy (whatever its sign bit). Both sorts are stable, so argsort equals
+ * NumPy's argsort(kind="stable"): -0.0 and 0.0 count as equal there (they keep their
+ * order); rs_sort may put -0.0 before 0.0 (equal values either way). On the GPU they are
+ * CUB radix sorts (several rows: two stable passes over the whole array, by key then by
+ * row); on the host and the simulator an LSD radix sort of the same keys per row.
  * A 0-d array is RS_ERR_AXIS. The rules of `out` are those of resident/ops.h: rs_sort
  * with *out == a sorts in place; argsort gives int64 indices along the last axis.
  *

@@ -69,6 +69,12 @@ static void load_solver(void) {
   RS_SYM(rs_solver, lib, sgesvda, "cusolverDnSgesvdaStridedBatched", rs_solver_error);
   RS_SYM(rs_solver, lib, dgesvda_size, "cusolverDnDgesvdaStridedBatched_bufferSize", rs_solver_error);
   RS_SYM(rs_solver, lib, dgesvda, "cusolverDnDgesvdaStridedBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, geqrf_size, "cusolverDnXgeqrf_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, geqrf, "cusolverDnXgeqrf", rs_solver_error);
+  RS_SYM(rs_solver, lib, sorgqr_size, "cusolverDnSorgqr_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, sorgqr, "cusolverDnSorgqr", rs_solver_error);
+  RS_SYM(rs_solver, lib, dorgqr_size, "cusolverDnDorgqr_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, dorgqr, "cusolverDnDorgqr", rs_solver_error);
   RS_SYM(rs_solver, lib, getrf_size, "cusolverDnXgetrf_bufferSize", rs_solver_error);
   RS_SYM(rs_solver, lib, getrf, "cusolverDnXgetrf", rs_solver_error);
   RS_SYM(rs_solver, lib, getrs, "cusolverDnXgetrs", rs_solver_error);

@@ -39,6 +39,12 @@ typedef struct rs_solver_api {
   __typeof__(&cusolverDnSgesvdaStridedBatched) sgesvda;
   __typeof__(&cusolverDnDgesvdaStridedBatched_bufferSize) dgesvda_size;
   __typeof__(&cusolverDnDgesvdaStridedBatched) dgesvda;
+  __typeof__(&cusolverDnXgeqrf_bufferSize) geqrf_size;
+  __typeof__(&cusolverDnXgeqrf) geqrf;
+  __typeof__(&cusolverDnSorgqr_bufferSize) sorgqr_size;
+  __typeof__(&cusolverDnSorgqr) sorgqr;
+  __typeof__(&cusolverDnDorgqr_bufferSize) dorgqr_size;
+  __typeof__(&cusolverDnDorgqr) dorgqr;
   __typeof__(&cusolverDnXgetrf_bufferSize) getrf_size;
   __typeof__(&cusolverDnXgetrf) getrf;
   __typeof__(&cusolverDnXgetrs) getrs;

@@ -4,13 +4,14 @@
  * the column-major libraries without copies where possible: C = A B row-major is
  * C^T = B^T A^T column-major.
  *
- * SVD: the fast path is gesvdaStridedBatched (real dtypes, economy SVD) on the tall
+ * SVD: the fast path is gesvdaStridedBatched (real dtypes) on the tall
  * matrix X (A, or A^T for a wide A); it is approximate by design, so its result is
  * checked - reconstruction error ||A - U S V^T|| / ||A|| from the routine itself and
  * orthogonality ||U^T U - I||, ||V^T V - I|| from two products - and kept only when
- * every error is below 1e-12 (float64; 1e-4 float32). Otherwise (ill-conditioned
- * input), and for complex dtypes and full matrices, gesvd (QR iteration, LAPACK's)
- * computes it. Both paths are exact to the dtype's precision. */
+ * every error is below 1e-12 (float64; 1e-4 float32). A full SVD completes U with the
+ * Q of a Householder QR of U. Otherwise (ill-conditioned input), and for complex
+ * dtypes, gesvd (QR iteration, LAPACK's) computes it. Both paths are exact to the
+ * dtype's precision. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,48 @@ static rs_status orth(svd_run *r, const void *W, int rows, double *err) {
   return rs_cuda_orth_error(r->b, r->p->dtype == RS_FLOAT64, r->G, N, err, r->stream);
 }
 
+/* Q (M x M, column-major): an orthonormal basis whose first N columns are U (M x N),
+ * for the full U of a full SVD. Householder QR of U gives it: U = Q R with R orthogonal
+ * and triangular, so diagonal of +-1; Q's first N columns are then replaced by U
+ * itself and the rest span the orthogonal complement. Real dtypes. */
+static rs_status complete_basis(svd_run *r, const void *U, void *Q) {
+  const rs_solver_api *S = r->L.solver;
+  int f64 = r->p->dtype == RS_FLOAT64, M = (int)r->M, N = (int)r->N;
+  cudaDataType t = cuda_type(r->p->dtype);
+  size_t ub = (size_t)M * (size_t)N * (size_t)r->item;
+  RS_TRY(copy(Q, U, ub, r->stream));
+  size_t dbytes = 0, hbytes = 0;
+  int lwork = 0;
+  void *tau = NULL, *work = NULL, *hwork = NULL;
+  cusolverStatus_t ss = S->geqrf_size(r->L.cusolver, r->L.params, M, N, t, Q, M, t, Q, t, &dbytes, &hbytes);
+  if (ss != CUSOLVER_STATUS_SUCCESS) return rs_cusolver_fail(ss, "svd: cusolverDnXgeqrf_bufferSize");
+  ss = f64 ? S->dorgqr_size(r->L.cusolver, M, M, N, Q, M, Q, &lwork) : S->sorgqr_size(r->L.cusolver, M, M, N, Q, M, Q, &lwork);
+  if (ss != CUSOLVER_STATUS_SUCCESS) return rs_cusolver_fail(ss, "svd: cusolverDn<t>orgqr_bufferSize");
+  size_t wbytes = dbytes > (size_t)lwork * (size_t)r->item ? dbytes : (size_t)lwork * (size_t)r->item;
+  rs_status st = rs_cuda_ops_scratch(r->b, (size_t)N * (size_t)r->item + 256 + wbytes, r->stream, &tau);
+  if (st == RS_OK) {
+    work = (char *)tau + (((size_t)N * (size_t)r->item + 255) & ~(size_t)255);
+    if (hbytes && !(hwork = malloc(hbytes))) st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "svd: host workspace");
+  }
+  if (st == RS_OK) {
+    ss = S->geqrf(r->L.cusolver, r->L.params, M, N, t, Q, M, t, tau, t, work, dbytes, hwork, hbytes, r->flags + r->p->batch);
+    if (ss != CUSOLVER_STATUS_SUCCESS) st = rs_cusolver_fail(ss, "svd: cusolverDnXgeqrf");
+  }
+  if (st == RS_OK) {
+    ss = f64 ? S->dorgqr(r->L.cusolver, M, M, N, Q, M, tau, work, lwork, r->flags + r->p->batch)
+             : S->sorgqr(r->L.cusolver, M, M, N, Q, M, tau, work, lwork, r->flags + r->p->batch);
+    if (ss != CUSOLVER_STATUS_SUCCESS) st = rs_cusolver_fail(ss, "svd: cusolverDn<t>orgqr");
+  }
+  if (st == RS_OK) st = copy(Q, U, ub, r->stream);
+  if (hwork) {
+    if (cudaStreamSynchronize((cudaStream_t)r->stream) != cudaSuccess && st == RS_OK)
+      st = rs_cuda_fail(cudaGetLastError(), "svd: waiting for geqrf");
+    free(hwork);
+  }
+  rs_cuda_ops_scratch_free(tau, r->stream);
+  return st;
+}
+
 /* The fast path; *done = 1 when its result passed the checks and was written out. */
 static rs_status svd_fast(svd_run *r, int64_t q, int *done) {
   const rs_svd_plan *p = r->p;
@@ -157,7 +200,8 @@ static rs_status svd_fast(svd_run *r, int64_t q, int *done) {
     anorm = f;
   }
   if (bs != CUBLAS_STATUS_SUCCESS) return rs_cublas_fail(bs, "svd: cublas<t>nrm2");
-  cusolverEigMode_t jobz = p->compute_uv ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  /* vectors even when only values are asked for: the check needs them */
+  cusolverEigMode_t jobz = CUSOLVER_EIG_MODE_VECTOR;
   int lwork = 0;
   cusolverStatus_t ss;
   if (f64)
@@ -184,19 +228,35 @@ static rs_status svd_fast(svd_run *r, int64_t q, int *done) {
   RS_CUDA_CALL(cudaStreamSynchronize((cudaStream_t)r->stream), "svd: waiting for gesvda");
   double tol = f64 ? 1e-12 : 1e-4, rel = anorm > 0 ? resid / anorm : resid, e1 = 0, e2 = 0;
   if (flag != 0 || !(rel <= tol)) return RS_OK; /* not good enough: the caller falls back */
+  RS_TRY(orth(r, r->U, M, &e1));
+  RS_TRY(orth(r, r->V, N, &e2));
+  if (!(e1 <= tol) || !(e2 <= tol)) return RS_OK;
   if (p->compute_uv) {
-    RS_TRY(orth(r, r->U, M, &e1));
-    RS_TRY(orth(r, r->V, N, &e2));
-    if (!(e1 <= tol) || !(e2 <= tol)) return RS_OK;
-    /* X = U S V^T: tall A = X; wide A = X^T = V S U^T */
-    char *u_q = (char *)p->u + q * r->m * r->k * r->item, *vh_q = (char *)p->vh + q * r->k * r->n * r->item;
-    if (!r->wide) {
-      RS_TRY(geam(&r->L, p->dtype, CUBLAS_OP_T, (int)r->k, (int)r->m, r->U, M, u_q, (int)r->k)); /* u^T */
-      RS_TRY(copy(vh_q, r->V, (size_t)(N * N) * (size_t)r->item, r->stream)); /* vh = V^T: V's storage */
-    } else {
-      RS_TRY(geam(&r->L, p->dtype, CUBLAS_OP_T, (int)r->m, (int)r->m, r->V, N, u_q, (int)r->m)); /* u = V */
-      RS_TRY(copy(vh_q, r->U, (size_t)(M * N) * (size_t)r->item, r->stream)); /* vh = U^T: U's storage */
+    /* X = U S V^T: tall A = X; wide A = X^T = V S U^T. A full SVD completes U to M x M. */
+    int64_t ucols = p->full ? r->m : r->k, vrows = p->full ? r->n : r->k;
+    char *u_q = (char *)p->u + q * r->m * ucols * r->item, *vh_q = (char *)p->vh + q * vrows * r->n * r->item;
+    const void *Ux = r->U;
+    void *Q = NULL;
+    if (p->full) {
+      RS_TRY(rs_cuda_ops_scratch(r->b, (size_t)(M * M) * (size_t)r->item, r->stream, &Q));
+      rs_status cst = complete_basis(r, r->U, Q);
+      if (cst != RS_OK) {
+        rs_cuda_ops_scratch_free(Q, r->stream);
+        return cst;
+      }
+      Ux = Q;
     }
+    int xcols = p->full ? M : N;
+    rs_status ost;
+    if (!r->wide) {
+      ost = geam(&r->L, p->dtype, CUBLAS_OP_T, xcols, (int)r->m, Ux, M, u_q, xcols); /* u^T */
+      if (ost == RS_OK) ost = copy(vh_q, r->V, (size_t)(N * N) * (size_t)r->item, r->stream); /* vh = V^T: V's storage */
+    } else {
+      ost = geam(&r->L, p->dtype, CUBLAS_OP_T, (int)r->m, (int)r->m, r->V, N, u_q, (int)r->m); /* u = V */
+      if (ost == RS_OK) ost = copy(vh_q, Ux, (size_t)(M * xcols) * (size_t)r->item, r->stream); /* vh = U^T */
+    }
+    rs_cuda_ops_scratch_free(Q, r->stream);
+    RS_TRY(ost);
   }
   *done = 1;
   return RS_OK;
@@ -258,7 +318,7 @@ rs_status rs_cuda_ops_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
   if (!fits_int(r.M * r.N) || !fits_int(r.M * r.ucols)) return rs_fail(RS_ERR_UNSUPPORTED, "svd: matrix too large for cuSOLVER");
   RS_TRY(rs_linalg_acquire(&r.L, b, stream, 1));
   size_t xb = (size_t)(r.M * r.N * r.item), ub = (size_t)(r.M * r.ucols * r.item), vb = (size_t)(r.N * r.N * r.item);
-  size_t fb = (size_t)p->batch * sizeof(int);
+  size_t fb = (size_t)(p->batch + 1) * sizeof(int); /* + one for the QR helpers' flag */
   void *block = NULL;
   rs_status st = rs_cuda_ops_scratch(b, xb + ub + 2 * vb + fb + 4 * 256, stream, &block);
   if (st == RS_OK) {
@@ -276,7 +336,7 @@ rs_status rs_cuda_ops_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
     const char *a = (const char *)p->a + q * r.m * r.n * r.item;
     int done = 0;
     st = build_x(&r, a);
-    if (st == RS_OK && real && !p->full) {
+    if (st == RS_OK && real) {
       st = svd_fast(&r, q, &done);
       if (st == RS_OK && !done) st = build_x(&r, a); /* gesvda overwrote X: start again */
       if (st == RS_OK && !done &&

@@ -1,0 +1,233 @@
+/* resident bench: the seed workloads where the data is - host memory (C loops, NumPy's
+ * role) and device memory - over sizes from 5 to 50 million elements; both times, the
+ * speed-up, and the crossover size from which the device wins. A progress line runs on
+ * standard error; --plot FILE draws the sweep as an SVG.
+ *
+ * Each point is the median of repeated runs (after one warm-up run that pays for kernel
+ * compilation and pool growth), timed by rs_benchmark with a synchronization at the end,
+ * so asynchronous device work is counted in full. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/bench_work.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+
+#define MAX_SIZES 64
+
+typedef struct {
+  int workload; /* index, or -1 for all */
+  int64_t sizes[MAX_SIZES];
+  int nsizes;
+  rs_backend_kind backend;
+  double budget_ms; /* time per point, repeats adjusted to it */
+  const char *plot;
+  int host, device;
+} bench_opts;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: resident bench [options]\n"
+          "  Times the seed workloads with their data in host memory (C loops on this CPU, NumPy's\n"
+          "  role) and in device memory, over sizes, and reports the crossover size from which the\n"
+          "  device is faster.\n"
+          "options:\n"
+          "  --workload W   normalize | scale | sum | sort | all (default normalize: random numbers,\n"
+          "                 sort, rows of 5, each row over its sum, check every row sums to 1)\n"
+          "  --sizes LIST   comma-separated element counts (default 5,50,500,...,50000000)\n"
+          "  --max N        the largest default size (default 50000000)\n"
+          "  --only P       host | device: one side only\n"
+          "  --budget MS    about how long each point is timed (default 300)\n"
+          "  --backend B    auto | cuda | sim (default auto: the GPU if one answers)\n"
+          "  --plot FILE    write the sweep as an SVG (one file per workload: FILE, FILE-scale.svg, ...)\n");
+}
+
+static int bad(const char *fmt, const char *v) {
+  fprintf(stderr, "resident bench: ");
+  fprintf(stderr, fmt, v);
+  fprintf(stderr, "\n\n");
+  usage(stderr);
+  return 2;
+}
+
+static int parse(bench_opts *o, int argc, char **argv) {
+  *o = (bench_opts){0, {0}, 0, RS_BACKEND_AUTO, 300, NULL, 1, 1};
+  long max = 50000000;
+  for (int i = 1; i < argc; i++) {
+    int missing = 0;
+    const char *v;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return -1;
+    } else if ((v = rs_opt_value(argc, argv, &i, "--workload", &missing))) {
+      o->workload = -2;
+      if (strcmp(v, "all") == 0) o->workload = -1;
+      for (int w = 0; w < rs_bw_nworkloads; w++)
+        if (strcmp(v, rs_bw_workloads[w].name) == 0) o->workload = w;
+      if (o->workload == -2) return bad("--workload '%s': expected normalize, scale, sum, sort or all", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--sizes", &missing))) {
+      const char *p = v;
+      o->nsizes = 0;
+      while (*p && o->nsizes < MAX_SIZES) {
+        char *end = NULL;
+        long long n = strtoll(p, &end, 10);
+        if (end == p || n < 1) return bad("--sizes '%s': expected positive counts separated by commas", v);
+        o->sizes[o->nsizes++] = n;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return bad("--sizes '%s': expected positive counts separated by commas", v);
+      }
+    } else if ((v = rs_opt_value(argc, argv, &i, "--max", &missing))) {
+      if (rs_opt_int(&max, v, 5, 4000000000L)) return bad("--max '%s': expected a count from 5", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--only", &missing))) {
+      if (strcmp(v, "host") == 0) o->device = 0;
+      else if (strcmp(v, "device") == 0) o->host = 0;
+      else return bad("--only '%s': expected host or device", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--budget", &missing))) {
+      if (rs_opt_double(&o->budget_ms, v) || !(o->budget_ms > 0)) return bad("--budget '%s': expected milliseconds above 0", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
+      if (rs_backend_from_name(&o->backend, v) != RS_OK) return bad("--backend '%s': expected auto, cuda or sim", v);
+    } else if ((v = rs_opt_value(argc, argv, &i, "--plot", &missing))) {
+      o->plot = v;
+    } else if (missing) {
+      return bad("%s needs a value", argv[i]);
+    } else {
+      return bad("unknown option '%s'", argv[i]);
+    }
+  }
+  if (o->nsizes == 0)
+    for (long n = 5; n <= max && o->nsizes < MAX_SIZES; n *= 10) o->sizes[o->nsizes++] = n;
+  return 0;
+}
+
+/* Median ms of one workload at one size in one place; *ok whether its result checked. */
+static rs_status time_point(double *ms, int *ok, rs_context *ctx, const rs_bw_workload *w, rs_mem_kind where, int64_t n,
+                            double budget_ms) {
+  rs_bw_state s = {ctx, where, n, NULL, NULL, NULL, {0, 0}, 0};
+  rs_bench_result r = {0};
+  rs_status st = w->setup(&s);
+  /* a first timed run tells how many fit in the budget (it is also the warm-up) */
+  rs_bench_options once = {1, 1, NULL};
+  if (st == RS_OK) st = rs_benchmark(&r, ctx, w->name, w->run, &s, &once);
+  if (st == RS_OK) {
+    double first = r.host.median > 0 ? r.host.median : 1e-3;
+    int repeat = (int)fmin(50, fmax(1, budget_ms / first));
+    rs_bench_result_free(&r);
+    rs_bench_options opts = {0, repeat, NULL};
+    st = rs_benchmark(&r, ctx, w->name, w->run, &s, &opts);
+  }
+  if (st == RS_OK) {
+    *ms = r.host.median;
+    *ok = w->ok(&s);
+  }
+  rs_bench_result_free(&r);
+  rs_bw_teardown(&s);
+  return st;
+}
+
+static void progress(int tty, int k, int total, const char *name, int64_t n, const char *where, double ms) {
+  if (tty)
+    fprintf(stderr, "\r  [%d/%d] %-9s %12lld elements  %-6s %10.3f ms   ", k, total, name, (long long)n, where, ms);
+  else
+    fprintf(stderr, "  [%d/%d] %s %lld elements %s %.3f ms\n", k, total, name, (long long)n, where, ms);
+  fflush(stderr);
+}
+
+static void plot_name(char *buf, size_t len, const char *plot, const char *workload, int first) {
+  if (first) {
+    snprintf(buf, len, "%s", plot);
+    return;
+  }
+  const char *dot = strrchr(plot, '.');
+  int stem = dot ? (int)(dot - plot) : (int)strlen(plot);
+  snprintf(buf, len, "%.*s-%s.svg", stem, plot, workload);
+}
+
+int rs_cmd_bench(int argc, char **argv) {
+  bench_opts o;
+  int parsed = parse(&o, argc, argv);
+  if (parsed) return parsed < 0 ? 0 : parsed;
+  rs_context *ctx = NULL;
+  if (rs_context_create(&ctx, o.backend, 0) != RS_OK) {
+    fprintf(stderr, "resident bench: no context: %s\n", rs_last_error());
+    return 1;
+  }
+  rs_device_props props;
+  if (rs_context_props(ctx, &props) != RS_OK) snprintf(props.name, sizeof props.name, "?");
+  const char *bname = rs_backend_name(rs_context_backend(ctx));
+  int tty = isatty(2), code = 0, first_plot = 1;
+  int w0 = o.workload < 0 ? 0 : o.workload, w1 = o.workload < 0 ? rs_bw_nworkloads : o.workload + 1;
+  printf("resident bench: host (this CPU, one thread) vs device (%s backend, %s)\n", bname, props.name);
+  if (rs_context_backend(ctx) == RS_BACKEND_SIM)
+    printf("note: the simulator's \"device\" is this CPU too (its threads); run on a GPU for the real crossover\n");
+  for (int wi = w0; wi < w1; wi++) {
+    const rs_bw_workload *w = &rs_bw_workloads[wi];
+    double xs[MAX_SIZES], host[MAX_SIZES], dev[MAX_SIZES];
+    int total = o.nsizes * (o.host + o.device), k = 0;
+    printf("\n== %s: %s ==\n", w->name, w->what);
+    for (int i = 0; i < o.nsizes; i++) {
+      int64_t n = o.sizes[i] / w->multiple * w->multiple;
+      if (n < w->multiple) n = w->multiple;
+      xs[i] = (double)n;
+      host[i] = dev[i] = -1;
+      for (int side = 0; side < 2; side++) {
+        if ((side == 0 && !o.host) || (side == 1 && !o.device)) continue;
+        double ms = -1;
+        int ok = 0;
+        rs_status st = time_point(&ms, &ok, ctx, w, side ? RS_MEM_DEVICE : RS_MEM_HOST, n, o.budget_ms);
+        progress(tty, ++k, total, w->name, n, side ? "device" : "host", ms);
+        if (st != RS_OK) {
+          if (tty) fprintf(stderr, "\n");
+          fprintf(stderr, "resident bench: %s, %lld elements on the %s: %s: %s\n", w->name, (long long)n,
+                  side ? "device" : "host", rs_status_name(st), rs_last_error());
+          code = 1;
+          continue;
+        }
+        if (!ok) {
+          fprintf(stderr, "\nresident bench: %s, %lld elements on the %s: WRONG RESULT\n", w->name, (long long)n,
+                  side ? "device" : "host");
+          code = 1;
+        }
+        (side ? dev : host)[i] = ms;
+      }
+    }
+    if (tty) fprintf(stderr, "\r%70s\r", "");
+    printf("  %12s %13s %13s %10s\n", "elements", "host ms", "device ms", "speed-up");
+    double crossover = -1;
+    for (int i = 0; i < o.nsizes; i++) {
+      printf("  %12.0f", xs[i]);
+      if (host[i] > 0) printf(" %13.4f", host[i]); else printf(" %13s", "-");
+      if (dev[i] > 0) printf(" %13.4f", dev[i]); else printf(" %13s", "-");
+      if (host[i] > 0 && dev[i] > 0) printf(" %9.2fx", host[i] / dev[i]);
+      printf("\n");
+    }
+    /* the smallest size from which the device stays ahead */
+    for (int i = o.nsizes - 1; i >= 0; i--) {
+      if (!(host[i] > 0 && dev[i] > 0 && dev[i] < host[i])) break;
+      crossover = xs[i];
+    }
+    if (o.host && o.device) {
+      if (crossover > 0)
+        printf("  crossover: the device is faster from %.0f elements on\n", crossover);
+      else
+        printf("  crossover: the device is not faster at the largest size measured\n");
+    }
+    if (o.plot) {
+      char path[1100], title[400];
+      plot_name(path, sizeof path, o.plot, w->name, first_plot);
+      first_plot = 0;
+      snprintf(title, sizeof title, "%s: host vs device (%s, %s)", w->name, bname, props.name);
+      rs_bw_series series[2] = {{"host (C loops)", "#1f77b4", o.nsizes, xs, host},
+                                {"device", "#ff7f0e", o.nsizes, xs, dev}};
+      if (rs_bw_write_svg(path, title, 2, series, crossover) != 0) {
+        fprintf(stderr, "resident bench: cannot write the plot %s\n", path);
+        code = 1;
+      } else {
+        printf("  plot: %s\n", path);
+      }
+    }
+  }
+  rs_context_destroy(ctx);
+  return code;
+}
