@@ -1,34 +1,47 @@
 #!/usr/bin/env bash
-# The whole GPU session in one call (device tool): gpu-check (build, all tests on both
-# backends, compute-sanitizer memcheck, bench/transfer), then the pipeline on the GPU and
-# the benchmarks side by side with Numba / CuPy. Logs under $OUT.
+# The GPU session (device tool), in two phases that fit one call each; the build directory
+# lives outside the carried tree so the second phase reuses the first one's build.
+#   PHASE=check  gpu-check (build, all tests on both backends, compute-sanitizer memcheck,
+#                bench/transfer), then `resident info`, `resident pipeline`, `resident bandwidth`
+#   PHASE=bench  the benchmarks side by side with raw CUDA, Numba and CuPy
+# Logs under $OUT.
 set -u -o pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-BUILD_DIR=${BUILD_DIR:-build-gpu} bash scripts/gpu-check.sh 2>&1 | tail -n 80
-# Only a few files come back from the device: pack the many per-test logs into one.
-(cd "$OUT" && tar czf gpu-logs.tgz configure.log build.log ctest-*.log memcheck-*.log 2>/dev/null &&
-  rm -f configure.log build.log ctest-*.log memcheck-*.log)
 B=${BUILD_DIR:-build-gpu}
+export BUILD_DIR=$B
+PHASE=${PHASE:-check}
+
+if [ "$PHASE" = check ]; then
+  bash scripts/gpu-check.sh 2>&1 | tail -n 80
+  # Only a few files come back from the device: pack the many per-test logs into one.
+  (cd "$OUT" && tar czf gpu-logs.tgz configure.log build.log ctest-*.log memcheck-*.log 2>/dev/null &&
+    rm -f configure.log build.log ctest-*.log memcheck-*.log)
+  {
+    echo "== resident info =="; "$B/resident" info
+    echo "== resident pipeline (defaults) =="; "$B/resident" pipeline
+    echo "== resident pipeline --kernels 10 --host pinned --bandwidth measure =="
+    "$B/resident" pipeline --kernels 10 --host pinned --bandwidth measure --show 12
+    echo "== resident bandwidth =="; "$B/resident" bandwidth --repeat 5 --max 256MiB
+  } > "$OUT/pipeline.log" 2>&1
+  tail -n 30 "$OUT/pipeline.log"
+  exit 0
+fi
+
+cmake --build "$B" -j "$(nproc)" > "$OUT/build-bench.log" 2>&1 || { tail -n 30 "$OUT/build-bench.log"; exit 1; }
+run() { echo "== $* =="; "$@"; echo; }
 {
-  echo "== resident info =="; "$B/resident" info
-  echo "== resident pipeline (defaults) =="; "$B/resident" pipeline
-  echo "== resident pipeline --kernels 10 --host pinned --bandwidth measure =="
-  "$B/resident" pipeline --kernels 10 --host pinned --bandwidth measure --show 12
-  echo "== resident bandwidth =="; "$B/resident" bandwidth --repeat 5 --max 256MiB
-} > "$OUT/pipeline.log" 2>&1
-tail -n 40 "$OUT/pipeline.log"
+  run "$B/bench/pipeline" 5
+  run python3 bench/pipeline_numba.py 5
+  run "$B/bench/alloc"
+  run python3 bench/alloc_cupy.py
+  run "$B/bench/launch"
+  run python3 bench/launch_py.py
+} > "$OUT/bench-1.log" 2>&1
 {
-  echo "== bench/pipeline (resident) =="; "$B/bench/pipeline" 5
-  echo "== bench/pipeline_numba.py =="; python3 bench/pipeline_numba.py 5
-} > "$OUT/bench-pipeline.log" 2>&1
-cat "$OUT/bench-pipeline.log"
-for extra in "$B"/bench/alloc "$B"/bench/launch "$B"/bench/ops; do
-  [ -x "$extra" ] && { echo "== $extra =="; "$extra"; } >> "$OUT/bench-more.log" 2>&1
-done
-for py in bench/alloc_cupy.py bench/launch_py.py bench/ops.py; do
-  [ -f "$py" ] && { echo "== $py =="; python3 "$py"; } >> "$OUT/bench-more.log" 2>&1
-done
-[ -f "$OUT/bench-more.log" ] && cat "$OUT/bench-more.log"
+  run python3 bench/ops.py "$B/bench/ops" --markdown
+  run "$B/resident" bench --plot "$OUT/sweep.svg"
+} > "$OUT/bench-ops.log" 2>&1
+cat "$OUT/bench-1.log" "$OUT/bench-ops.log"
 exit 0
