@@ -179,7 +179,7 @@ rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream
   rs_dtype dt;
   RS_TRY(decomp_dtype(&dt, a->dtype, b->dtype, who));
   int nba = a->ndim - 2, nbb = vec ? 0 : b->ndim - 2, nb = nba > nbb ? nba : nbb;
-  int64_t B[RS_MAX_DIMS], batch = 1;
+  int64_t B[RS_MAX_DIMS] = {0}, batch = 1;
   for (int i = 0; i < nb; i++) {
     int ia = i - (nb - nba), ib = i - (nb - nbb);
     int64_t ea = ia < 0 ? 1 : a->shape[ia], eb = ib < 0 ? 1 : b->shape[ib];
