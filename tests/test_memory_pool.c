@@ -270,9 +270,11 @@ static void test_release_gives_memory_back(rs_context *ctx) {
   rs_memory_stats st = stats_of(c, RS_SPACE_DEVICE);
   CHECK_EQ_I64(st.in_use_bytes, 0);
   CHECK(st.cached_bytes > 0);
-  /* compute-sanitizer reserves device memory itself, so the driver's free figure does not
-   * move under it (gpu-check sets RESIDENT_UNDER_MEMCHECK). */
-  if (!getenv("RESIDENT_UNDER_MEMCHECK")) CHECK(st.device_free_bytes < st0.device_free_bytes);
+  /* The pool holds what was freed. (The driver's free figure would say the same only when
+   * nothing else uses the GPU: other tests run beside this one, and compute-sanitizer
+   * reserves memory of its own; the simulator's figure is exact and checked below.) */
+  CHECK(st.reserved_bytes >= 108 * MiB);
+  if (rs_context_backend(c) == RS_BACKEND_SIM) CHECK(st.device_free_bytes < st0.device_free_bytes);
   CHECK_OK(rs_memory_release(c, RS_SPACE_DEVICE));
   st = stats_of(c, RS_SPACE_DEVICE);
   CHECK_EQ_I64(st.cached_bytes, 0);

@@ -6,9 +6,15 @@
 
 #define S1(a) ((const int64_t[]){a})
 
-/* What this process can have: the free memory, not the total (a profiler such as
- * compute-sanitizer, or another process, may hold part of the card). */
 static size_t total_memory(rs_context *ctx) {
+  rs_device_props p;
+  if (rs_context_props(ctx, &p) != RS_OK) return 0;
+  return p.total_memory;
+}
+
+/* What this process can have now (a profiler such as compute-sanitizer, or tests running
+ * beside this one, may hold part of the card). */
+static size_t free_memory(rs_context *ctx) {
   rs_device_props p;
   if (rs_context_props(ctx, &p) != RS_OK) return 0;
   return p.free_memory;
@@ -85,8 +91,8 @@ static void test_far_too_big(rs_context *ctx) {
 }
 
 static void test_second_allocation_fails(rs_context *ctx) {
-  /* 60% of the memory fits once, not twice; after the first is released it fits again */
-  size_t total = total_memory(ctx);
+  /* 60% of the free memory fits once, not twice; after the first is released it fits again */
+  size_t total = free_memory(ctx);
   CHECK(total > 0);
   int64_t n = (int64_t)(total / 10 * 6);
   rs_array *a = NULL, *b = NULL;
@@ -117,9 +123,7 @@ static void test_to_device_too_big(rs_context *ctx) {
   /* a copy whose device allocation fails consumes nothing (simulator only: the host
    * array has to be larger than the simulated device) */
   if (rs_context_backend(ctx) != RS_BACKEND_SIM) return;
-  rs_device_props p;
-  CHECK_OK(rs_context_props(ctx, &p));
-  size_t total = p.total_memory; /* beyond all of it, cached memory included */
+  size_t total = total_memory(ctx); /* beyond all of it, cached memory included */
   CHECK(total > 0 && total <= ((size_t)4 << 30));
   rs_array *h = NULL, *d = NULL;
   CHECK_OK(rs_host_array(&h, ctx, 1, S1((int64_t)total + 4096), RS_UINT8, NULL, RS_ORDER_C));

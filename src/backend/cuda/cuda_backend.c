@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include "backend/cuda/cuda_async_alloc.h"
 #include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/cuda_ops_blas.h"
 
 static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
   (void)cfg; /* nothing in the configuration concerns the CUDA backend yet */
@@ -23,13 +24,17 @@ static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
   if (!b) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "open: %zu bytes of backend state", sizeof *b);
   b->device = device;
   b->multiprocessors = sms > 0 ? sms : 1;
+  rs_linalg_context_opened(device);
   *out = b;
   return RS_OK;
 }
 
 /* The primary context is shared with every other user of the device in the process
  * (other resident contexts, the application's own CUDA code): it is not reset here. */
-static void cuda_close(rs_backend *b) { free(b); }
+static void cuda_close(rs_backend *b) {
+  rs_linalg_context_closed(b->device);
+  free(b);
+}
 
 static rs_status cuda_mem_info(rs_backend *b, size_t *free_bytes, size_t *total_bytes) {
   RS_CUDA_ENTER(b);

@@ -87,6 +87,7 @@ typedef struct dev_handles {
   cublasHandle_t cublas;
   cusolverDnHandle_t cusolver;
   cusolverDnParams_t params;
+  int contexts; /* open contexts on the device: the handles go with the last one */
 } dev_handles;
 
 static dev_handles rs_handles[RS_LINALG_DEVICES];
@@ -157,6 +158,37 @@ rs_status rs_linalg_acquire(rs_linalg *out, rs_backend *b, void *stream, int nee
   out->params = h->params;
   out->lock_token = h;
   return RS_OK;
+}
+
+/* The handles hold device memory (cuBLAS workspace, cuSOLVER state): they live while a
+ * context is open on their device and are destroyed with the last one, so a program that
+ * destroys its contexts leaves nothing allocated behind. */
+void rs_linalg_context_opened(int device) {
+  if (device < 0 || device >= RS_LINALG_DEVICES) return;
+  pthread_once(&rs_handles_once, init_locks);
+  dev_handles *h = &rs_handles[device];
+  pthread_mutex_lock(&h->lock);
+  h->contexts++;
+  pthread_mutex_unlock(&h->lock);
+}
+
+void rs_linalg_context_closed(int device) {
+  if (device < 0 || device >= RS_LINALG_DEVICES) return;
+  pthread_once(&rs_handles_once, init_locks);
+  dev_handles *h = &rs_handles[device];
+  pthread_mutex_lock(&h->lock);
+  if (--h->contexts == 0) {
+    if (h->have_solver) {
+      rs_solver.destroy_params(h->params);
+      rs_solver.destroy(h->cusolver);
+      h->have_solver = 0;
+    }
+    if (h->have_blas) {
+      rs_blas.destroy(h->cublas);
+      h->have_blas = 0;
+    }
+  }
+  pthread_mutex_unlock(&h->lock);
 }
 
 void rs_linalg_release(rs_linalg *l) {

@@ -65,6 +65,11 @@ typedef struct rs_linalg {
 rs_status rs_linalg_acquire(rs_linalg *out, rs_backend *b, void *stream, int need_solver);
 void rs_linalg_release(rs_linalg *l);
 
+/* Called by the backend's open and close: the per-device handles are destroyed when the
+ * last context on the device closes. */
+void rs_linalg_context_opened(int device);
+void rs_linalg_context_closed(int device);
+
 /* Messages for library statuses. */
 rs_status rs_cublas_fail(cublasStatus_t s, const char *what);
 rs_status rs_cusolver_fail(cusolverStatus_t s, const char *what);
