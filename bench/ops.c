@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <resident.h>
+#include "cli/normalize.h"
 
 typedef struct work {
   rs_context *ctx;
@@ -94,24 +95,8 @@ static rs_status do_sort(void *p) {
 }
 static rs_status do_normalize(void *p) { /* the seed exercise, all of it, one scalar back */
   work *w = p;
-  rs_array *rows = NULL, *sums = NULL, *err = NULL, *worst = NULL;
-  int64_t shape[2] = {-1, 5};
-  int axis = 1;
   rs_status st = rs_random_uniform_into(w->x, &w->rng, 0, 1, NULL);
-  if (st == RS_OK) st = rs_sort(&w->x, w->x, NULL);
-  if (st == RS_OK) st = rs_array_reshape(&rows, w->x, 2, shape);
-  if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL);
-  if (st == RS_OK) st = rs_divide(&rows, rows, sums, NULL);
-  if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL);
-  if (st == RS_OK) st = rs_add_scalar(&err, sums, rs_scalar_float(-1), NULL);
-  if (st == RS_OK) st = rs_unary(&err, RS_OP_ABS, err, NULL);
-  if (st == RS_OK) st = rs_max(&worst, err, 0, NULL, 0, NULL);
-  if (st == RS_OK) st = rs_array_item_double(&w->check, worst, NULL, NULL);
-  rs_array_release(rows);
-  rs_array_release(sums);
-  rs_array_release(err);
-  rs_array_release(worst);
-  return st;
+  return st == RS_OK ? rs_normalize_exercise(w->x, &w->check) : st;
 }
 static rs_status do_svd(void *p) {
   work *w = p;

@@ -3,6 +3,7 @@
  * device (arrays in device memory). */
 #include <math.h>
 #include "cli/bench_work.h"
+#include "cli/normalize.h"
 
 #define RS_TRY_CLI(e)                \
   do {                               \
@@ -31,26 +32,9 @@ static rs_status normalize_setup(rs_bw_state *s) {
 
 static rs_status normalize_run(void *state) {
   rs_bw_state *s = state;
-  rs_array *x = s->x, *rows = NULL, *sums = NULL, *err = NULL, *worst = NULL;
-  int64_t shape[2] = {-1, 5};
-  int axis = 1;
-  rs_status st = x ? rs_random_uniform_into(x, &s->rng, 0, 1, NULL)
-                   : rs_random_uniform(&s->x, &s->rng, s->ctx, s->where, 1, &s->n, RS_FLOAT64, 0, 1, NULL);
-  x = s->x;
-  if (st == RS_OK) st = rs_sort(&x, x, NULL);
-  if (st == RS_OK) st = rs_array_reshape(&rows, x, 2, shape);
-  if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL);
-  if (st == RS_OK) st = rs_divide(&rows, rows, sums, NULL);
-  if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL);
-  if (st == RS_OK) st = rs_add_scalar(&err, sums, rs_scalar_float(-1), NULL);
-  if (st == RS_OK) st = rs_unary(&err, RS_OP_ABS, err, NULL);
-  if (st == RS_OK) st = rs_max(&worst, err, 0, NULL, 0, NULL);
-  if (st == RS_OK) st = rs_array_item_double(&s->check, worst, NULL, NULL);
-  rs_array_release(rows);
-  rs_array_release(sums);
-  rs_array_release(err);
-  rs_array_release(worst);
-  return st;
+  rs_status st = s->x ? rs_random_uniform_into(s->x, &s->rng, 0, 1, NULL)
+                      : rs_random_uniform(&s->x, &s->rng, s->ctx, s->where, 1, &s->n, RS_FLOAT64, 0, 1, NULL);
+  return st == RS_OK ? rs_normalize_exercise(s->x, &s->check) : st;
 }
 
 static int normalize_ok(const rs_bw_state *s) { return s->check < 1e-12; }

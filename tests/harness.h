@@ -40,6 +40,7 @@
 #include "resident/memory.h"
 #include "resident/transfer.h"
 #include "resident/stream.h"
+#include "resident/ledger.h"
 
 #ifndef RS_TEST_TIMEOUT_S
 #define RS_TEST_TIMEOUT_S 120
@@ -205,6 +206,23 @@ static inline const char *rs_t_msg_(void) {
       return rs_t_s_;                                                                   \
     }                                                                                   \
   } while (0)
+
+/* Ledger and guard back to a known state for tests that share one context: open scopes
+ * and guard pushes closed, everything allowed, every copy and kernel timed, totals zero. */
+static inline rs_status rs_t_fresh_ledger_(rs_context *ctx) {
+  rs_ledger_stats junk;
+  rs_set_log_handler(NULL, NULL);
+  for (int i = 0; i < 64 && rs_ledger_end(ctx, &junk) == RS_OK; i++) {
+  }
+  for (int i = 0; i < 64 && rs_guard_pop(ctx) == RS_OK; i++) {
+  }
+  H_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
+  H_OK(rs_ledger_set_timing(ctx, RS_TIME_ALL));
+  H_OK(rs_context_synchronize(ctx));
+  H_OK(rs_ledger_reset(ctx));
+  rs_clear_error();
+  return RS_OK;
+}
 
 /* ---- helpers -------------------------------------------------------------------------- */
 

@@ -15,20 +15,7 @@
 #define N 4099
 #define S1(a) ((const int64_t[]){a})
 
-static rs_status fresh(rs_context *ctx) {
-  rs_ledger_stats junk;
-  rs_set_log_handler(NULL, NULL);
-  for (int i = 0; i < 64 && rs_ledger_end(ctx, &junk) == RS_OK; i++) {
-  }
-  for (int i = 0; i < 64 && rs_guard_pop(ctx) == RS_OK; i++) {
-  }
-  H_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
-  H_OK(rs_ledger_set_timing(ctx, RS_TIME_ALL));
-  H_OK(rs_context_synchronize(ctx));
-  H_OK(rs_ledger_reset(ctx));
-  rs_clear_error();
-  return RS_OK;
-}
+static rs_status fresh(rs_context *ctx) { return rs_t_fresh_ledger_(ctx); }
 
 static void fill(float *p, int64_t n, float base) {
   for (int64_t i = 0; i < n; i++) p[i] = base + (float)(i % 97) * 0.5f;

@@ -23,19 +23,7 @@
 #define A_COEF 1.0001
 #define C_COEF 1.0
 
-static rs_status fresh(rs_context *ctx) {
-  rs_ledger_stats junk;
-  for (int i = 0; i < 64 && rs_ledger_end(ctx, &junk) == RS_OK; i++) {
-  }
-  for (int i = 0; i < 64 && rs_guard_pop(ctx) == RS_OK; i++) {
-  }
-  H_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
-  H_OK(rs_ledger_set_timing(ctx, RS_TIME_ALL));
-  H_OK(rs_context_synchronize(ctx));
-  H_OK(rs_ledger_reset(ctx));
-  rs_clear_error();
-  return RS_OK;
-}
+static rs_status fresh(rs_context *ctx) { return rs_t_fresh_ledger_(ctx); }
 
 static double input_value(int64_t i) { return 0.25 + (double)(i % 1000) / 1000.0; }
 
