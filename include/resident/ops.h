@@ -236,8 +236,7 @@ rs_status rs_scalar_binary(rs_array **out, rs_op op, rs_scalar s, const rs_array
 /* Unary op. */
 rs_status rs_unary(rs_array **out, rs_op op, const rs_array *a, rs_stream *stream);
 
-/* The common ones by name (the rest through rs_binary / rs_unary: there is no rs_log,
- * whose name the library's logging owns; use rs_unary(&y, RS_OP_LOG, x, stream)). */
+/* The common ones by name (the rest through rs_binary / rs_unary). */
 rs_status rs_add(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
 rs_status rs_subtract(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
 rs_status rs_multiply(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
@@ -246,6 +245,7 @@ rs_status rs_add_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_strea
 rs_status rs_multiply_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream);
 rs_status rs_sqrt(rs_array **out, const rs_array *a, rs_stream *stream);
 rs_status rs_exp(rs_array **out, const rs_array *a, rs_stream *stream);
+rs_status rs_log(rs_array **out, const rs_array *a, rs_stream *stream); /* natural logarithm */
 
 /* cond ? a : b elementwise, the three broadcast together; cond of any dtype (nonzero is
  * true); a and b promote. */

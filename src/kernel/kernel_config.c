@@ -151,7 +151,7 @@ void rs_kconfig_check_idle(rs_kernel *k, const rs_kernel_dims *d, int64_t elemen
   atomic_fetch_add_explicit(&k->idle_launches, 1, memory_order_relaxed);
   int expected = 0;
   if (!atomic_compare_exchange_strong(&k->idle_logged, &expected, 1)) return;
-  rs_log("kernel '%s': grid %ux%ux%u x block %ux%ux%u = %llu threads over %lld elements keeps at most %.1f%% of "
+  rs_log_line("kernel '%s': grid %ux%ux%u x block %ux%ux%u = %llu threads over %lld elements keeps at most %.1f%% of "
          "the device's %llu resident threads busy; leave grid[0] and block[0] at 0 to size the launch from "
          "occupancy (reported once per kernel)",
          k->name, d->grid[0], d->grid[1], d->grid[2], d->block[0], d->block[1], d->block[2],

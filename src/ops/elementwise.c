@@ -95,6 +95,7 @@ rs_status rs_multiply_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_
 }
 rs_status rs_sqrt(rs_array **out, const rs_array *a, rs_stream *stream) { return rs_unary(out, RS_OP_SQRT, a, stream); }
 rs_status rs_exp(rs_array **out, const rs_array *a, rs_stream *stream) { return rs_unary(out, RS_OP_EXP, a, stream); }
+rs_status rs_log(rs_array **out, const rs_array *a, rs_stream *stream) { return rs_unary(out, RS_OP_LOG, a, stream); }
 
 rs_status rs_where(rs_array **out, const rs_array *cond, const rs_array *a, const rs_array *b, rs_stream *stream) {
   rs_ew_spec spec = {.name = "where", .stream = stream};

@@ -137,7 +137,7 @@ void rs_set_log_handler(rs_log_fn fn, void *user_data) {
   pthread_mutex_unlock(&rs_log_lock);
 }
 
-void rs_log(const char *fmt, ...) {
+void rs_log_line(const char *fmt, ...) {
   char line[512];
   va_list ap;
   va_start(ap, fmt);
@@ -169,7 +169,7 @@ static rs_status rs_guard_decide(rs_context *ctx, rs_copy_dir dir, size_t bytes,
   const char *kind = cause->implicit ? "implicit" : "explicit";
   if (mode == RS_GUARD_LOG) {
     if (may_log)
-      rs_log("transfer guard: %s %s copy of %zu bytes caused by %s", kind, rs_direction_name((rs_direction)dir),
+      rs_log_line("transfer guard: %s %s copy of %zu bytes caused by %s", kind, rs_direction_name((rs_direction)dir),
            bytes, what);
     return RS_OK;
   }

@@ -28,7 +28,7 @@ void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir,
 void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms);
 
 /* A line to the log handler (rs_set_log_handler; default standard error). */
-void rs_log(const char *fmt, ...) RS_PRINTF(1, 2);
+void rs_log_line(const char *fmt, ...) RS_PRINTF(1, 2);
 
 /* Record a kernel launch like a copy (device time from events when timing is on). */
 rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, void *stream);
