@@ -7,6 +7,11 @@
 #include "core/objects.h"
 #include "memory/state.h"
 
+static rs_status rs_obtain_async(void *ctx_arg, size_t bytes, void *stream, void **out) {
+  rs_context *ctx = ctx_arg;
+  return ctx->vt->device_alloc_async(ctx->be, bytes, stream, out);
+}
+
 rs_status rs_async_alloc(rs_memory *m, size_t bytes, void *stream, void **out,
                          rs_mem_event **ready) {
   rs_context *ctx = m->ctx;
@@ -16,20 +21,7 @@ rs_status rs_async_alloc(rs_memory *m, size_t bytes, void *stream, void **out,
     return rs_fail(RS_ERR_UNSUPPORTED,
                    "async allocator: the %s backend has no stream-ordered allocation",
                    ctx->vt->name);
-  pthread_mutex_lock(&t->lock);
-  rs_status st = rs_tracked_reserve_locked(t, bytes, 0, "async");
-  pthread_mutex_unlock(&t->lock);
-  if (st != RS_OK) return st;
-  void *p = NULL;
-  st = ctx->vt->device_alloc_async(ctx->be, bytes, stream, &p);
-  pthread_mutex_lock(&t->lock);
-  if (st != RS_OK) {
-    t->in_use -= bytes;
-  } else {
-    (void)rs_tracked_add_locked(t, p, bytes, stream); /* room reserved above */
-    *out = p;
-  }
-  pthread_mutex_unlock(&t->lock);
+  rs_status st = rs_tracked_alloc(t, bytes, NULL, "async", rs_obtain_async, ctx, stream, out);
   if (st == RS_OK && ready) {
     *ready = rs_mem_event_record(ctx, stream);
     /* Without an event, make sure nothing earlier is pending instead. */

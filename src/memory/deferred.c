@@ -102,23 +102,13 @@ rs_status rs_deferred_flush(rs_memory *m, int force, int only_if_over) {
 
 rs_status rs_direct_alloc(rs_memory *m, size_t bytes, void *stream, void **out) {
   rs_deferred *d = &m->direct;
-  rs_tracked *t = &d->live;
-  pthread_mutex_lock(&t->lock);
   /* Queued frees still hold device memory: they count against the limit. */
-  rs_status st = rs_tracked_reserve_locked(t, bytes, d->bytes, "direct");
-  pthread_mutex_unlock(&t->lock);
-  if (st != RS_OK) return st;
-  void *p = NULL;
-  st = rs_source_alloc(&m->device_src, bytes, stream, &p);
-  pthread_mutex_lock(&t->lock);
-  if (st != RS_OK) {
-    t->in_use -= bytes;
-  } else {
-    (void)rs_tracked_add_locked(t, p, bytes, stream); /* room reserved above */
+  rs_status st = rs_tracked_alloc(&d->live, bytes, &d->bytes, "direct", rs_source_obtain, &m->device_src, stream, out);
+  if (st == RS_OK) {
+    pthread_mutex_lock(&d->live.lock);
     note_reserved(d);
-    *out = p;
+    pthread_mutex_unlock(&d->live.lock);
   }
-  pthread_mutex_unlock(&t->lock);
   return st;
 }
 

@@ -79,3 +79,7 @@ rs_status rs_source_info(const rs_mem_source *s, size_t *free_bytes, size_t *tot
   rs_context *ctx = s->ctx;
   return ctx->vt->mem_info(ctx->be, free_bytes, total_bytes);
 }
+
+rs_status rs_source_obtain(void *src, size_t bytes, void *stream, void **out) {
+  return rs_source_alloc(src, bytes, stream, out);
+}

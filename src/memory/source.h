@@ -19,6 +19,9 @@ typedef struct rs_mem_source {
  * positive codes become RS_ERR_DEVICE) and message, prefixed with its name; a NULL
  * result is RS_ERR_OUT_OF_MEMORY. */
 rs_status rs_source_alloc(const rs_mem_source *s, size_t bytes, void *stream, void **out);
+
+/* rs_source_alloc in the shape of an rs_obtain_fn (src is an rs_mem_source *). */
+rs_status rs_source_obtain(void *src, size_t bytes, void *stream, void **out);
 rs_status rs_source_free(const rs_mem_source *s, void *ptr, size_t bytes, void *stream);
 
 /* Free and total bytes behind the source (0 and 0 for pinned memory). */

@@ -37,6 +37,14 @@ void rs_tracked_destroy(rs_tracked *t);
 rs_status rs_tracked_reserve_locked(rs_tracked *t, size_t bytes, size_t extra, const char *what);
 /* Record a successful allocation reserved before. Lock held. -1: no host memory. */
 int rs_tracked_add_locked(rs_tracked *t, void *ptr, size_t bytes, void *stream);
+
+/* Reserve room for bytes (*extra, read under the lock, if not NULL: bytes held elsewhere that
+ * count against the limit),
+ * obtain the memory with obtain(arg, ...) outside the lock, and record it - or give the
+ * room back if obtaining failed. */
+typedef rs_status (*rs_obtain_fn)(void *arg, size_t bytes, void *stream, void **out);
+rs_status rs_tracked_alloc(rs_tracked *t, size_t bytes, const size_t *extra, const char *what, rs_obtain_fn obtain,
+                           void *arg, void *stream, void **out);
 /* Take a live allocation out (RS_ERR_DOUBLE_FREE / RS_ERR_FOREIGN_MEMORY otherwise);
  * bytes, when not 0, must match. Lock held. */
 rs_status rs_tracked_remove_locked(rs_tracked *t, void *ptr, size_t bytes, size_t *size,

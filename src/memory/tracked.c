@@ -42,6 +42,26 @@ int rs_tracked_add_locked(rs_tracked *t, void *ptr, size_t bytes, void *stream) 
   return 0;
 }
 
+rs_status rs_tracked_alloc(rs_tracked *t, size_t bytes, const size_t *extra, const char *what, rs_obtain_fn obtain,
+                           void *arg, void *stream, void **out) {
+  pthread_mutex_lock(&t->lock);
+  rs_status st = rs_tracked_reserve_locked(t, bytes, extra ? *extra : 0, what);
+  pthread_mutex_unlock(&t->lock);
+  if (st != RS_OK) return st;
+  void *p = NULL;
+  /* Outside the lock: obtaining device memory can take long (cudaMalloc synchronizes). */
+  st = obtain(arg, bytes, stream, &p);
+  pthread_mutex_lock(&t->lock);
+  if (st != RS_OK) {
+    t->in_use -= bytes;
+  } else {
+    (void)rs_tracked_add_locked(t, p, bytes, stream); /* room reserved above */
+    *out = p;
+  }
+  pthread_mutex_unlock(&t->lock);
+  return st;
+}
+
 static int recently_freed(const rs_tracked *t, uintptr_t a) {
   for (int i = 0; i < RS_RECENT_FREES; i++)
     if (t->recent[i] == a) return 1;

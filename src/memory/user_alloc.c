@@ -6,22 +6,7 @@
 #include "memory/state.h"
 
 rs_status rs_user_alloc(rs_memory *m, size_t bytes, void *stream, void **out) {
-  rs_tracked *t = &m->user_live;
-  pthread_mutex_lock(&t->lock);
-  rs_status st = rs_tracked_reserve_locked(t, bytes, 0, m->user_name);
-  pthread_mutex_unlock(&t->lock);
-  if (st != RS_OK) return st;
-  void *p = NULL;
-  st = rs_source_alloc(&m->device_src, bytes, stream, &p);
-  pthread_mutex_lock(&t->lock);
-  if (st != RS_OK) {
-    t->in_use -= bytes;
-  } else {
-    (void)rs_tracked_add_locked(t, p, bytes, stream); /* room reserved above */
-    *out = p;
-  }
-  pthread_mutex_unlock(&t->lock);
-  return st;
+  return rs_tracked_alloc(&m->user_live, bytes, NULL, m->user_name, rs_source_obtain, &m->device_src, stream, out);
 }
 
 rs_status rs_user_free(rs_memory *m, void *ptr, size_t bytes, void *stream, rs_mem_uses *uses) {
