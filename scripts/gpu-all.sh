@@ -40,6 +40,7 @@ run() { echo "== $* =="; "$@"; echo; }
   run python3 bench/launch_py.py
 } > "$OUT/bench-1.log" 2>&1
 {
+  run "$B/bench/ew_raw"
   run python3 bench/ops.py "$B/bench/ops" --markdown
   run "$B/resident" bench --plot "$OUT/sweep.svg"
 } > "$OUT/bench-ops.log" 2>&1

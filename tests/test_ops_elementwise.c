@@ -401,6 +401,84 @@ static void test_astype_nan(rs_context *ctx) {
   tl_release(5, w, d, r64, r32, r8);
 }
 
+/* Element i of a (host copy in buf) must be close to want (re, im). */
+static int edge_close(const void *buf, rs_dtype d, int64_t i, double want_re, double want_im) {
+  double re, im;
+  tl_get(buf, d, i, &re, &im);
+  return tl_close1(re, want_re, tl_rtol(d), 0) && tl_close1(im, want_im, tl_rtol(d), 0);
+}
+
+/* The contiguous CUDA variant moves up to 16 bytes per thread: lengths around every vector
+ * and block multiple (the ragged last thread), views that start one element in (not
+ * aligned: the general variant), a 0-d array broadcast to all, in place, mixed widths -
+ * each against a plain loop over the inputs' values. */
+static void test_vector_edges(rs_context *ctx) {
+  static const rs_dtype dts[] = {RS_INT8, RS_FLOAT16, RS_FLOAT32, RS_FLOAT64, RS_COMPLEX128};
+  static const int64_t lens[] = {1, 3, 15, 16, 17, 1023, 4096, 4097, 100003};
+  for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+    rs_dtype d = dts[di];
+    size_t isz = rs_dtype_size(d);
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+      for (int off = 0; off < 2; off++) {
+        int64_t n = lens[li], whole = n + off, zero_d[1] = {0};
+        rs_array *base = NULL, *a = NULL, *two = NULL, *obase = NULL, *out = NULL, *dbl = NULL;
+        CHECK_OK(tl_make(&base, ctx, RS_MEM_DEVICE, d, 1, &whole, 11, 0));
+        rs_slice sl = {off, RS_SLICE_DEFAULT, 1};
+        CHECK_OK(rs_array_slice(&a, base, 1, &sl));
+        CHECK_OK(rs_full(&two, ctx, RS_MEM_DEVICE, 0, zero_d, d, rs_scalar_float(2), NULL));
+        CHECK_OK(rs_empty(&obase, ctx, RS_MEM_DEVICE, 1, &whole, d));
+        CHECK_OK(rs_array_slice(&out, obase, 1, &sl));
+        CHECK_OK(rs_add(&out, a, two, NULL)); /* broadcast 0-d, out possibly misaligned */
+        CHECK_OK(rs_add(&dbl, a, a, NULL));
+        char *ha = malloc((size_t)whole * isz), *hs = malloc((size_t)n * isz), *hd = malloc((size_t)n * isz);
+        CHECK_OK(rs_t_read_(base, ha));
+        CHECK_OK(rs_t_read_(out, hs));
+        CHECK_OK(rs_t_read_(dbl, hd));
+        int bad = 0;
+        for (int64_t i = 0; i < n && !bad; i++) {
+          double re, im;
+          tl_get(ha, d, i + off, &re, &im);
+          if (!edge_close(hs, d, i, re + 2, im) || !edge_close(hd, d, i, 2 * re, 2 * im)) {
+            bad = 1;
+            rs_t_fail_(__FILE__, __LINE__, "%s n=%lld off=%d: a+2 or a+a wrong at %lld", rs_dtype_name(d), (long long)n, off, (long long)i);
+          }
+        }
+        /* in place: a += 2, then the element before the view (off 1) must be untouched */
+        CHECK_OK(rs_add(&a, a, two, NULL));
+        char *hb = malloc((size_t)whole * isz);
+        CHECK_OK(rs_t_read_(base, hb));
+        for (int64_t i = 0; i < whole && !bad; i++) {
+          double re, im;
+          tl_get(ha, d, i, &re, &im);
+          double want = i < off ? re : re + 2;
+          if (!edge_close(hb, d, i, want, im)) {
+            bad = 1;
+            rs_t_fail_(__FILE__, __LINE__, "%s n=%lld off=%d: in place wrong at %lld", rs_dtype_name(d), (long long)n, off, (long long)i);
+          }
+        }
+        free(ha), free(hs), free(hd), free(hb);
+        tl_release(6, base, a, two, obase, out, dbl);
+      }
+    }
+  }
+  /* mixed widths: float32 > a float64 0-d array, into bool (4-byte vectors of bool) */
+  int64_t n = 4099, zero_d[1] = {0};
+  rs_array *f = NULL, *lim = NULL, *gt = NULL;
+  CHECK_OK(tl_make(&f, ctx, RS_MEM_DEVICE, RS_FLOAT32, 1, &n, 5, 0));
+  CHECK_OK(rs_full(&lim, ctx, RS_MEM_DEVICE, 0, zero_d, RS_FLOAT64, rs_scalar_float(0.25), NULL));
+  CHECK_OK(rs_binary(&gt, RS_OP_GREATER, f, lim, NULL));
+  CHECK(rs_array_dtype(gt) == RS_BOOL);
+  float *hf = malloc((size_t)n * sizeof *hf);
+  unsigned char *hg = malloc((size_t)n);
+  CHECK_OK(rs_t_read_(f, hf));
+  CHECK_OK(rs_t_read_(gt, hg));
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; i++) wrong += hg[i] != (hf[i] > 0.25);
+  CHECK_EQ_I64(wrong, 0);
+  free(hf), free(hg);
+  tl_release(3, f, lim, gt);
+}
+
 static void test_bad_inputs(rs_context *ctx) {
   int64_t n = 4;
   rs_array *f = NULL, *i = NULL, *b = NULL, *r = NULL;
@@ -430,6 +508,6 @@ static const rs_test_case tests[] = {
     RS_TEST(test_binary_same_dtype), RS_TEST(test_unary_all),   RS_TEST(test_mixed_dtypes),
     RS_TEST(test_scalars),           RS_TEST(test_broadcasting), RS_TEST(test_views),
     RS_TEST(test_out),               RS_TEST(test_empty_and_0d), RS_TEST(test_astype_where),
-    RS_TEST(test_astype_nan),        RS_TEST(test_bad_inputs),
+    RS_TEST(test_astype_nan),        RS_TEST(test_vector_edges), RS_TEST(test_bad_inputs),
 };
 RS_TEST_MAIN(tests)

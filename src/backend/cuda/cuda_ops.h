@@ -46,9 +46,17 @@ rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, con
  * each dtype, conversions and every op, mirroring src/backend/sim/sim_ops_math.c. */
 extern const char rs_cuda_ops_prelude[];
 
-/* Source of the elementwise kernel "rs_ew" for program p over ndim axes and narrays
- * arrays; idx32 when every index fits 32 bits. */
-rs_status rs_cuda_ew_source(char **out, const rs_ew_program *p, int ndim, int narrays, int idx32);
+/* What an elementwise kernel is specialized for besides its program. */
+typedef struct rs_cuda_ew_shape {
+  int ndim, narrays;
+  int idx32;          /* every index fits 32 bits */
+  int lanes;          /* > 0: the contiguous variant (ndim 1, every array flat and aligned to
+                         lanes x its itemsize), `lanes` elements per thread as vectors */
+  unsigned broadcast; /* contiguous variant: bit a set when input a is one element read by all */
+} rs_cuda_ew_shape;
+
+/* Source of the elementwise kernel "rs_ew" for program p in shape s. */
+rs_status rs_cuda_ew_source(char **out, const rs_ew_program *p, const rs_cuda_ew_shape *s);
 
 /* The parameter block the generated kernel takes (8-byte words, see the source). */
 size_t rs_cuda_ew_params(uint64_t *words, size_t max_words, const rs_ew_program *p, const rs_ew_geom *g);
