@@ -270,8 +270,8 @@ static void emit_contiguous(sbuf *b, const rs_ew_program *p, const rs_cuda_ew_sh
     size_t isz = rs_dtype_size(array_dtype(p, a)), bytes = isz * (size_t)lanes;
     sb_add(b, "  union { %s v; char c[%zu]; } w%d;\n", vector_type(bytes), bytes, a);
     if (a >= p->ninputs) continue;
-    sb_add(b, "  if (whole) w%d.v = *(const %s *)(p.ptr[%d] + i0 * %zu);\n  else {\n    w%d.v = %s();\n", a,
-           vector_type(bytes), a, isz, a, vector_type(bytes));
+    sb_add(b, "  if (whole) w%d.v = *(const %s *)(p.ptr[%d] + i0 * %zu);\n  else {\n    w%d.v = {};\n", a,
+           vector_type(bytes), a, isz, a);
     for (int u = 0; u < lanes; u++)
       sb_add(b, "    if (%d < have) *(%s *)(w%d.c + %zu) = *(const %s *)(p.ptr[%d] + (i0 + %d) * %zu);\n", u,
              vector_type(isz), a, (size_t)u * isz, vector_type(isz), a, u, isz);
