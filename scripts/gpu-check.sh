@@ -141,14 +141,17 @@ else
   else
     running=0
     for bin in "${tests[@]}"; do
-      # test_oom takes most of the card on purpose: it runs alone, after the others.
-      [ "$(basename "$bin")" = test_oom ] && continue
+      # test_oom and test_memory_direct take most of the card on purpose: they run alone,
+      # after the others (beside them, other tests' allocations would fail at random).
+      case "$(basename "$bin")" in test_oom | test_memory_direct) continue ;; esac
       memcheck_one "$bin" &
       running=$((running + 1))
       if [ "$running" -ge "$MEMCHECK_JOBS" ]; then wait -n; running=$((running - 1)); fi
     done
     wait
-    for bin in "${tests[@]}"; do [ "$(basename "$bin")" = test_oom ] && memcheck_one "$bin"; done
+    for bin in "${tests[@]}"; do
+      case "$(basename "$bin")" in test_oom | test_memory_direct) memcheck_one "$bin" ;; esac
+    done
     clean=0 dirty=0 other=0
     for bin in "${tests[@]}"; do
       name=$(basename "$bin")
