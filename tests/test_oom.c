@@ -3,6 +3,9 @@
  * On the simulator CTest sets RESIDENT_SIM_DEVICE_MEMORY=1GiB; on CUDA the sizes come
  * from rs_context_props. */
 #include "harness.h"
+#include "resident/allocator.h"
+#include "resident/random.h"
+#include "resident/sort.h"
 
 #define S1(a) ((const int64_t[]){a})
 
@@ -137,9 +140,39 @@ static void test_to_device_too_big(rs_context *ctx) {
   check_still_works(ctx);
 }
 
+/* Memory the array operations keep for their scratch space (the CUDA sort's buffers)
+ * comes back when an allocation needs it: 20% of the free memory sorted, then 85% asked
+ * for fits only if both the pool's cache and the sort's scratch are given back. */
+static void test_ops_scratch_recovered(rs_context *ctx) {
+  size_t free0 = free_memory(ctx);
+  CHECK(free0 > 0);
+  int64_t n = (int64_t)(free0 / 5 / 8);
+  if (rs_context_backend(ctx) == RS_BACKEND_SIM && n > (1 << 23)) n = 1 << 23; /* a CPU sort: keep it short */
+  rs_rng rng = rs_rng_seed(5);
+  rs_array *x = NULL, *y = NULL, *big = NULL;
+  CHECK_OK(rs_random_uniform(&x, &rng, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT64, 0, 1, NULL));
+  CHECK_OK(rs_sort(&y, x, NULL));
+  CHECK_OK(rs_context_synchronize(ctx));
+  CHECK_OK(rs_array_release(x));
+  CHECK_OK(rs_array_release(y));
+  rs_memory_stats before, after;
+  CHECK_OK(rs_memory_stats_get(&before, ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_device_array(&big, ctx, 1, S1((int64_t)(free0 / 100 * 85)), RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_memory_stats_get(&after, ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_array_release(big));
+  if (rs_context_backend(ctx) == RS_BACKEND_CUDA) {
+    CHECK_MSG(before.ops_scratch_bytes >= n * 8, "scratch held after the sort: %lld", (long long)before.ops_scratch_bytes);
+    CHECK_EQ_I64(after.ops_scratch_bytes, 0);
+    CHECK_EQ_I64(after.oom_recoveries, before.oom_recoveries + 1);
+  }
+  CHECK_OK(rs_memory_release(ctx, RS_SPACE_DEVICE));
+  check_nothing_live(ctx);
+  check_still_works(ctx);
+}
+
 static const rs_test_case tests[] = {
     RS_TEST(test_props_total),         RS_TEST(test_one_byte_too_many),
     RS_TEST(test_far_too_big),         RS_TEST(test_second_allocation_fails),
-    RS_TEST(test_to_device_too_big),
+    RS_TEST(test_to_device_too_big),   RS_TEST(test_ops_scratch_recovered),
 };
 RS_TEST_MAIN(tests)

@@ -2,6 +2,7 @@
  * infinities (NaN last, whatever its sign), rows of a 2-d and 3-d array, long rows (radix
  * passes), short rows (insertion), views, in place, out; complex and 0-d refused. */
 #include "ops_testlib.h"
+#include "resident/allocator.h"
 
 static void test_sort_values(rs_context *ctx) {
   ew_suite *s = suite_new();
@@ -118,6 +119,51 @@ static void test_sort_bad(rs_context *ctx) {
   tl_release(6, c, z, f, o, e, r);
 }
 
+/* The CUDA sort takes its buffers from the ops' scratch pool, which keeps them for the
+ * next sort; rs_memory_release and the closing of a context give them back to the
+ * device. The simulator keeps no such pool: 0 throughout. */
+static int64_t scratch_held(rs_context *ctx) {
+  rs_memory_stats st;
+  if (rs_memory_stats_get(&st, ctx, RS_SPACE_DEVICE) != RS_OK) return -1;
+  return st.ops_scratch_bytes;
+}
+
+static void test_scratch_given_back(rs_context *ctx) {
+  int cuda = rs_context_backend(ctx) == RS_BACKEND_CUDA;
+  int64_t n = 1 << 22; /* 32 MB of float64: the sort's second key buffer is as large */
+  rs_rng rng = rs_rng_seed(3);
+  rs_array *x = NULL, *y = NULL;
+  CHECK_OK(rs_memory_release(ctx, RS_SPACE_DEVICE));
+  CHECK_EQ_I64(scratch_held(ctx), 0);
+  CHECK_OK(rs_random_uniform(&x, &rng, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT64, 0, 1, NULL));
+  CHECK_OK(rs_sort(&y, x, NULL));
+  CHECK_OK(rs_context_synchronize(ctx));
+  int64_t held = scratch_held(ctx);
+  if (cuda) CHECK_MSG(held >= n * 8, "after a sort of %lld float64 the scratch pool holds %lld bytes", (long long)n, (long long)held);
+  else CHECK_EQ_I64(held, 0);
+  CHECK_OK(rs_memory_release(ctx, RS_SPACE_DEVICE));
+  CHECK_EQ_I64(scratch_held(ctx), 0);
+  /* a second context sorts and closes: what it used comes back with it */
+  rs_context *c2 = NULL;
+  rs_array *x2 = NULL, *y2 = NULL;
+  CHECK_OK(rs_context_create(&c2, rs_context_backend(ctx), rs_context_device(ctx)));
+  CHECK_OK(rs_random_uniform(&x2, &rng, c2, RS_MEM_DEVICE, 1, &n, RS_FLOAT64, 0, 1, NULL));
+  CHECK_OK(rs_sort(&y2, x2, NULL));
+  CHECK_OK(rs_context_synchronize(c2));
+  if (cuda) CHECK(scratch_held(ctx) >= n * 8);
+  tl_release(2, x2, y2);
+  rs_context_destroy(c2);
+  CHECK_EQ_I64(scratch_held(ctx), 0);
+  /* the sorts were right */
+  int64_t wrong = 0;
+  double *h = malloc((size_t)n * sizeof *h);
+  CHECK_OK(rs_t_read_(y, h));
+  for (int64_t i = 1; i < n; i++) wrong += h[i - 1] > h[i];
+  CHECK_EQ_I64(wrong, 0);
+  free(h);
+  tl_release(2, x, y);
+}
+
 static const rs_test_case tests[] = {RS_TEST(test_sort_values), RS_TEST(test_negative_nan), RS_TEST(test_sort_views_inplace),
-                                     RS_TEST(test_sort_bad)};
+                                     RS_TEST(test_sort_bad), RS_TEST(test_scratch_given_back)};
 RS_TEST_MAIN(tests)

@@ -151,6 +151,11 @@ typedef struct rs_memory_stats {
   int64_t device_free_bytes;   /* as the device (or the user allocator) reports now; */
   int64_t device_total_bytes;  /* for pinned memory: 0 */
   int defer_depth;             /* open rs_defer_cleanup_begin scopes */
+  int64_t ops_scratch_bytes;   /* device space: held by the array operations' scratch pool
+                                  (sort buffers, library temporaries; CUDA backend). It
+                                  serves every context on the device, is not part of the
+                                  figures above, and is given back by rs_memory_release,
+                                  out-of-memory recovery and the closing of a context. */
 } rs_memory_stats;
 
 /* Statistics of one space. Thread-safe. */
@@ -173,7 +178,9 @@ rs_status rs_memory_set_limit_fraction(rs_context *ctx, double fraction);
 /* Give cached memory of a space back: the pending-deallocation queue is flushed (even
  * inside a defer_cleanup scope: this is an explicit request), the pool waits for blocks
  * held back by other streams and frees every segment with nothing in use, the async
- * pool is trimmed. Returns a flush error as rs_memory_flush does. */
+ * pool is trimmed. For the device space the array operations' scratch pool (shared by the
+ * device's contexts) is trimmed too, after waiting for the device's queued work. Returns
+ * a flush error as rs_memory_flush does. */
 rs_status rs_memory_release(rs_context *ctx, rs_mem_space space);
 
 /* Print both spaces: allocator, statistics and the block map of every segment. */

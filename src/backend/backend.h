@@ -123,6 +123,14 @@ typedef struct rs_backend_vtable {
   /* bytes the stream-ordered pool holds from the device, and of those in use; may be
    * NULL where the backend keeps no such pool */
   rs_status (*device_async_usage)(rs_backend *b, size_t *reserved, size_t *used);
+
+  /* the array operations' own scratch memory (sort buffers, library temporaries), kept by
+   * the backend per device for every context on it; NULL where the backend keeps none */
+  /* bytes held from the device now */
+  rs_status (*ops_scratch_held)(rs_backend *b, size_t *bytes);
+  /* give what is not in use back to the device; with wait, first wait for the device's
+   * queued work, so scratch freed in stream order is given back too */
+  rs_status (*ops_scratch_release)(rs_backend *b, int wait);
 } rs_backend_vtable;
 
 extern const rs_backend_vtable rs_backend_sim;

@@ -70,6 +70,12 @@ rs_status rs_memory_reclaim(rs_memory *m, int force) {
     st = rs_async_trim(m);
     if (first == RS_OK) first = st;
   }
+  /* the array operations' scratch pool is device memory this process holds and does not use */
+  rs_context *ctx = m->ctx;
+  if (ctx->vt->ops_scratch_release) {
+    st = ctx->vt->ops_scratch_release(ctx->be, 1);
+    if (first == RS_OK) first = st;
+  }
   return first;
 }
 

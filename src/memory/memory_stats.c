@@ -54,6 +54,9 @@ rs_status rs_memory_stats_get(rs_memory_stats *out, rs_context *ctx, rs_mem_spac
       out->device_free_bytes = (int64_t)free_bytes;
       out->device_total_bytes = (int64_t)total;
     }
+    size_t scratch = 0;
+    if (ctx->vt->ops_scratch_held && ctx->vt->ops_scratch_held(ctx->be, &scratch) == RS_OK)
+      out->ops_scratch_bytes = (int64_t)scratch;
   }
   out->oom_recoveries = atomic_load(&m->oom_recoveries[space]);
   out->oom_failures = atomic_load(&m->oom_failures[space]);
@@ -103,6 +106,9 @@ rs_status rs_memory_report(rs_context *ctx, FILE *out) {
           "  out of memory: %lld recovered by flushing and trimming, %lld failed; "
           "defer_cleanup depth %d\n",
           (long long)st.oom_recoveries, (long long)st.oom_failures, st.defer_depth);
+  if (st.ops_scratch_bytes > 0)
+    fprintf(out, "  array operations' scratch pool (all contexts on the device): %s held\n",
+            rs_fmt_bytes(a, sizeof a, (double)st.ops_scratch_bytes));
   switch (st.allocator) {
     case RS_ALLOCATOR_POOL:
       rs_pool_report(&m->device_pool, out);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include "backend/cuda/cuda_async_alloc.h"
 #include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/cuda_ops_blas.h"
 
 static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
@@ -33,6 +34,9 @@ static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
  * (other resident contexts, the application's own CUDA code): it is not reset here. */
 static void cuda_close(rs_backend *b) {
   rs_linalg_context_closed(b->device);
+  /* the ops' scratch pool outlives contexts (it serves them all): a closing context
+   * gives back what it no longer uses, so a program that closed its contexts holds none */
+  (void)rs_cuda_ops_scratch_release(b, 1);
   free(b);
 }
 
@@ -88,4 +92,6 @@ const rs_backend_vtable rs_backend_cuda = {
     .device_free_async = rs_cuda_device_free_async,
     .device_async_trim = rs_cuda_device_async_trim,
     .device_async_usage = rs_cuda_device_async_usage,
+    .ops_scratch_held = rs_cuda_ops_scratch_held,
+    .ops_scratch_release = rs_cuda_ops_scratch_release,
 };

@@ -34,6 +34,10 @@ unsigned rs_cuda_ops_grid(rs_backend *b, int64_t n, int per_thread, int waves);
  * device runs out). */
 rs_status rs_cuda_ops_scratch(rs_backend *b, size_t bytes, void *stream, void **out);
 void rs_cuda_ops_scratch_free(void *ptr, void *stream);
+/* The scratch pool of b's device: bytes held, and a trim (see rs_backend_vtable's
+ * ops_scratch_held / ops_scratch_release). A device whose ops never ran holds 0. */
+rs_status rs_cuda_ops_scratch_held(rs_backend *b, size_t *bytes);
+rs_status rs_cuda_ops_scratch_release(rs_backend *b, int wait);
 
 /* A generated kernel: `key` (key_len bytes) identifies it in this process; on a miss
  * make_source() writes the CUDA C (malloc'ed), which is compiled through the user-kernel

@@ -1,8 +1,9 @@
 /* What the CUDA ops keep per device: its properties and a private memory pool for
  * scratch space (sort buffers, CUB temporaries, partial sums), allocated and freed in
  * stream order so an op never waits for memory. The pool keeps freed memory (a 400 MB
- * sort would otherwise pay cudaMalloc every call); when the device runs out, the pool is
- * trimmed and the allocation retried once. */
+ * sort would otherwise pay cudaMalloc every call). It gives it back when the device runs
+ * out (for its own allocation, and through the memory layer's recovery for any other),
+ * on rs_memory_release, and when a context on the device closes. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -111,4 +112,40 @@ rs_status rs_cuda_ops_scratch(rs_backend *b, size_t bytes, void *stream, void **
 
 void rs_cuda_ops_scratch_free(void *ptr, void *stream) {
   if (ptr && cudaFreeAsync(ptr, (cudaStream_t)stream) != cudaSuccess) (void)cudaGetLastError();
+}
+
+/* The device's ops state if the ops ever ran there (never creates it). */
+static ops_device *ops_device_peek(rs_backend *b) {
+  if (b->device < 0 || b->device >= RS_CUDA_OPS_MAX_DEVICES) return NULL;
+  ops_device *d = &rs_ops_devices[b->device];
+  return atomic_load_explicit(&d->ready, memory_order_acquire) && d->have_pool ? d : NULL;
+}
+
+static rs_status pool_attr(ops_device *d, enum cudaMemPoolAttr attr, size_t *out, const char *what) {
+  uint64_t v = 0;
+  RS_CUDA_CALL(cudaMemPoolGetAttribute(d->pool, attr, &v), "cudaMemPoolGetAttribute(ops scratch pool, %s)", what);
+  *out = (size_t)v;
+  return RS_OK;
+}
+
+rs_status rs_cuda_ops_scratch_held(rs_backend *b, size_t *bytes) {
+  *bytes = 0;
+  ops_device *d = ops_device_peek(b);
+  if (!d) return RS_OK;
+  RS_CUDA_ENTER(b);
+  return pool_attr(d, cudaMemPoolAttrReservedMemCurrent, bytes, "reserved");
+}
+
+rs_status rs_cuda_ops_scratch_release(rs_backend *b, int wait) {
+  ops_device *d = ops_device_peek(b);
+  if (!d) return RS_OK;
+  RS_CUDA_ENTER(b);
+  size_t used = 0;
+  RS_TRY(pool_attr(d, cudaMemPoolAttrUsedMemCurrent, &used, "used"));
+  /* scratch still counted as used is either in an op's hands or freed on a stream that
+   * has not reached the free yet: waiting for the device settles the second kind */
+  if (wait && used > 0)
+    RS_CUDA_CALL(cudaDeviceSynchronize(), "cudaDeviceSynchronize(device %d) before trimming ops scratch", b->device);
+  RS_CUDA_CALL(cudaMemPoolTrimTo(d->pool, 0), "cudaMemPoolTrimTo(ops scratch pool, device %d)", b->device);
+  return RS_OK;
 }
