@@ -75,6 +75,9 @@
  *   RESIDENT_CACHE_DIR        directory | off              compiled user kernels (default
  *                                                           $XDG_CACHE_HOME/resident or
  *                                                           ~/.cache/resident)
+ *   RESIDENT_CACHE_MAX        bytes ("256MiB") | none      what that directory may hold
+ *                                                           (default 1GiB): past it, the
+ *                                                           least recently used kernels go
  *   RESIDENT_ALLOCATOR        pool | direct | async        device allocator (default pool;
  *                                                           resident/allocator.h)
  *   RESIDENT_POOL_LIMIT       bytes ("12GiB"), a fraction  cap on the device memory the

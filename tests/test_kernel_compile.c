@@ -1,6 +1,7 @@
 /* Compiling user kernels: compile errors with the compiler's log, functions not in the
  * source, options and include paths (and the headers' contents in the cache key), files,
  * C++ and template kernels, the memory and disk caches, and the device header. */
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
@@ -248,6 +249,113 @@ static void test_cache_memory_then_disk(rs_context *ctx) {
   CHECK(out[0] == 7 && out[31] == 7);
 }
 
+/* The cache directory's *.rsk files: how many, their bytes, and up to 8 names. */
+typedef struct cache_listing {
+  int n;
+  int64_t bytes;
+  char names[8][256];
+} cache_listing;
+
+static cache_listing list_cache(const char *dir) {
+  cache_listing l = {0};
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 4, ".rsk") != 0) continue;
+    char path[1400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (stat(path, &st) != 0) continue;
+    if (l.n < 8) snprintf(l.names[l.n], sizeof l.names[0], "%s", e->d_name);
+    l.n++;
+    l.bytes += st.st_size;
+  }
+  if (d) closedir(d);
+  return l;
+}
+
+static int listed(const cache_listing *l, const char *name) {
+  for (int i = 0; i < l->n && i < 8; i++)
+    if (strcmp(l->names[i], name) == 0) return 1;
+  return 0;
+}
+
+/* A context whose cache is dir, limited to max ("none" = no limit). */
+static rs_context *cache_context(rs_context *like, const char *dir, const char *max) {
+  setenv("RESIDENT_CACHE_DIR", dir, 1);
+  setenv("RESIDENT_CACHE_MAX", max, 1);
+  rs_context *c = NULL;
+  rs_status st = rs_context_create(&c, rs_context_backend(like), rs_context_device(like));
+  unsetenv("RESIDENT_CACHE_DIR");
+  unsetenv("RESIDENT_CACHE_MAX");
+  return st == RS_OK ? c : NULL;
+}
+
+static rs_status create_and_drop(rs_context *c, const char *src, const char *name) {
+  rs_kernel *k = NULL;
+  rs_status st = rs_kernel_create(&k, c, src, name, NULL);
+  rs_kernel_destroy(k);
+  return st;
+}
+
+/* RESIDENT_CACHE_MAX: a write past the limit deletes the least recently used kernels (a
+ * disk hit counts as a use) down to 3/4 of the limit; the file just written stays. With
+ * room for 2.8 kernels: write A and B, use A from disk, write C - B goes, A and C stay. */
+static void test_cache_limit_evicts_least_recent(rs_context *ctx) {
+  char dir[] = "/tmp/resident-kt-limit-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char a[512], b[512], c[512];
+  kt_unique_source(a, sizeof a, "extern \"C\" __global__ void lim_a(int *x) { x[threadIdx.x] = 1; }\n");
+  kt_unique_source(b, sizeof b, "extern \"C\" __global__ void lim_b(int *x) { x[threadIdx.x] = 2; }\n");
+  kt_unique_source(c, sizeof c, "extern \"C\" __global__ void lim_c(int *x) { x[threadIdx.x] = 3; }\n");
+  rs_context *open = cache_context(ctx, dir, "none");
+  CHECK(open != NULL);
+  rs_status st = open ? create_and_drop(open, a, "lim_a") : RS_ERR_STATE;
+  cache_listing after_a = list_cache(dir);
+  char max[64];
+  snprintf(max, sizeof max, "%lld", (long long)(after_a.bytes * 28 / 10));
+  rs_context *limited = cache_context(ctx, dir, max);
+  rs_kernel_cache_stats s0, s1;
+  rs_kernel_cache_get_stats(&s0);
+  if (st == RS_OK) st = limited ? create_and_drop(limited, b, "lim_b") : RS_ERR_STATE;
+  cache_listing after_b = list_cache(dir);
+  rs_kernel_cache_clear(); /* A from the disk now: a use */
+  rs_kernel *ka = NULL;
+  rs_kernel_info ia = {0};
+  if (st == RS_OK) st = rs_kernel_create(&ka, limited, a, "lim_a", NULL);
+  if (st == RS_OK) st = rs_kernel_get_info(ka, &ia);
+  rs_kernel_destroy(ka);
+  if (st == RS_OK) st = create_and_drop(limited, c, "lim_c");
+  cache_listing after_c = list_cache(dir);
+  rs_kernel_cache_get_stats(&s1);
+  if (open) rs_context_destroy(open);
+  if (limited) rs_context_destroy(limited);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  CHECK(limited != NULL);
+  CHECK_OK(st);
+  CHECK_EQ_I64(after_a.n, 1);
+  CHECK_EQ_I64(after_b.n, 2);
+  CHECK(ia.origin == RS_KERNEL_DISK_CACHE);
+  CHECK_EQ_I64(after_c.n, 2);
+  CHECK_EQ_I64(s1.disk_evictions - s0.disk_evictions, 1);
+  const char *name_a = after_a.names[0];
+  const char *name_b = strcmp(after_b.names[0], name_a) == 0 ? after_b.names[1] : after_b.names[0];
+  CHECK_MSG(listed(&after_c, name_a), "A (used last before C) was evicted");
+  CHECK_MSG(!listed(&after_c, name_b), "B (least recently used) is still there");
+}
+
+static void test_cache_limit_bad_value(rs_context *ctx) {
+  setenv("RESIDENT_CACHE_MAX", "lots", 1);
+  rs_context *c = NULL;
+  CHECK_STATUS(rs_context_create(&c, rs_context_backend(ctx), rs_context_device(ctx)), RS_ERR_PARSE);
+  unsetenv("RESIDENT_CACHE_MAX");
+  CHECK(c == NULL);
+  CHECK_ERRMSG("RESIDENT_CACHE_MAX", "lots");
+}
+
 static void test_no_cache_flag(rs_context *ctx) {
   char src[1024];
   kt_unique_source(src, sizeof src, "extern \"C\" __global__ void uncached(int *x) { x[0] = 1; }\n");
@@ -311,6 +419,8 @@ static const rs_test_case tests[] = {
     RS_TEST(test_from_file),
     RS_TEST(test_cpp_and_template_kernels),
     RS_TEST(test_cache_memory_then_disk),
+    RS_TEST(test_cache_limit_evicts_least_recent),
+    RS_TEST(test_cache_limit_bad_value),
     RS_TEST(test_no_cache_flag),
     RS_TEST(test_device_header_matches_file),
     RS_TEST(test_unsupported_intrinsic_named),

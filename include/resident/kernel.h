@@ -68,7 +68,10 @@ rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream)
  * the options, the function name, the device architecture (or host compiler) and the
  * library version. A second create of the same kernel does not compile
  * (rs_kernel_info.origin says where the code came from; rs_kernel_cache_get_stats
- * counts). A cache that cannot be read or written is skipped, never an error.
+ * counts). A cache that cannot be read or written is skipped, never an error. The
+ * directory stays under RESIDENT_CACHE_MAX (default 1 GiB; the array operations' kernels
+ * go there too): a write that takes it past deletes the least recently used kernels
+ * (a disk hit counts as a use) down to three quarters of the limit.
  *
  * ARGUMENTS are checked against the parameter list parsed from the source: their
  * number, and kind by kind -
@@ -349,6 +352,7 @@ typedef struct rs_kernel_cache_stats {
   int64_t memory_hits;  /* creates served from the process's memory cache */
   int64_t disk_hits;    /* creates served from RESIDENT_CACHE_DIR */
   int64_t disk_writes;  /* compiled kernels written to RESIDENT_CACHE_DIR */
+  int64_t disk_evictions; /* files deleted to keep the directory under RESIDENT_CACHE_MAX */
 } rs_kernel_cache_stats;
 
 /* Process-wide counters since the start. Thread-safe. */

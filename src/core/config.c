@@ -174,6 +174,17 @@ rs_status rs_config_from_env(rs_config *cfg) {
     cfg->ledger_entries = n;
   }
   RS_TRY(rs_config_cache_dir(cfg));
+  /* RESIDENT_CACHE_MAX: the disk cache's size, "none" or 0 for no limit */
+  cfg->cache_max = (size_t)1 << 30;
+  v = getenv("RESIDENT_CACHE_MAX");
+  if (v && *v) {
+    if (strcasecmp(v, "none") == 0 || strcasecmp(v, "unlimited") == 0) {
+      cfg->cache_max = 0;
+    } else {
+      rs_status st = rs_parse_bytes(&cfg->cache_max, v);
+      if (st != RS_OK) return rs_fail_prefix(st, "RESIDENT_CACHE_MAX (bytes, or \"none\"): ");
+    }
+  }
   v = getenv("RESIDENT_TRANSFER_GUARD");
   if (v && *v) {
     rs_status st = rs_guard_parse(cfg->guard, v);

@@ -19,6 +19,7 @@ typedef struct rs_config {
   unsigned ledger_timing;      /* RESIDENT_LEDGER_TIMING: RS_TIME_* (default copies) */
   int64_t ledger_entries;      /* RESIDENT_LEDGER_ENTRIES: entries kept in the log (default 65536) */
   char cache_dir[1024];        /* RESIDENT_CACHE_DIR: compiled kernels ("" = no disk cache) */
+  size_t cache_max;            /* RESIDENT_CACHE_MAX: bytes the disk cache may hold (default 1 GiB, 0 = no limit) */
   rs_allocator_kind allocator; /* RESIDENT_ALLOCATOR: pool|direct|async (default pool) */
   size_t pool_limit;           /* RESIDENT_POOL_LIMIT in bytes (0 = none, or see the fraction) */
   double pool_limit_fraction;  /* RESIDENT_POOL_LIMIT as a fraction of device memory (0 = not) */

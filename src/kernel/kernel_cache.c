@@ -117,9 +117,10 @@ static int rs_make_dirs(const char *dir) {
   return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
-static void rs_disk_write(const char *dir, const char *path, const char *key, size_t key_len,
-                          const void *image, size_t bytes) {
-  if (!rs_make_dirs(dir)) return;
+/* 1 when the file is in place. */
+static int rs_disk_write(const char *dir, const char *path, const char *key, size_t key_len,
+                         const void *image, size_t bytes) {
+  if (!rs_make_dirs(dir)) return 0;
   static _Atomic unsigned counter;
   char tmp[1400];
   snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), atomic_fetch_add(&counter, 1));
@@ -131,7 +132,7 @@ static void rs_disk_write(const char *dir, const char *path, const char *key, si
       close(fd);
       unlink(tmp);
     }
-    return;
+    return 0;
   }
   uint64_t klen = key_len, ilen = bytes;
   int ok = fwrite(RS_KCACHE_MAGIC, 1, 8, f) == 8 && fwrite(&klen, sizeof klen, 1, f) == 1 &&
@@ -140,9 +141,10 @@ static void rs_disk_write(const char *dir, const char *path, const char *key, si
   ok = fclose(f) == 0 && ok;
   if (ok && rename(tmp, path) == 0) {
     atomic_fetch_add(&rs_stat_disk_writes, 1);
-    return;
+    return 1;
   }
   unlink(tmp);
+  return 0;
 }
 
 /* Insert into memory (lock held by the caller); takes the key and a copy of the image. */
@@ -192,6 +194,7 @@ rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir
     rs_cache_path(path, sizeof path, dir, backend, full, key_len);
     if (rs_disk_read(path, full, key_len, image, bytes)) {
       atomic_fetch_add(&rs_stat_disk_hits, 1);
+      rs_kcache_touch(path); /* used now: the last to go when the directory is trimmed */
       *origin = RS_KERNEL_DISK_CACHE;
       pthread_mutex_lock(&rs_kcache_lock);
       rs_memory_insert_locked(full, key_len, *image, *bytes);
@@ -203,7 +206,7 @@ rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir
   return RS_ERR_NOT_FOUND; /* a miss is not an error: no message */
 }
 
-void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, const void *image,
+void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, size_t max_bytes, const void *image,
                    size_t bytes) {
   size_t key_len = 0;
   char *full = rs_full_key(backend, key, &key_len);
@@ -211,7 +214,7 @@ void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, con
   if (dir && dir[0]) {
     char path[1300];
     rs_cache_path(path, sizeof path, dir, backend, full, key_len);
-    rs_disk_write(dir, path, full, key_len, image, bytes);
+    if (rs_disk_write(dir, path, full, key_len, image, bytes)) rs_kcache_evict(dir, path, max_bytes);
   }
   pthread_mutex_lock(&rs_kcache_lock);
   rs_memory_insert_locked(full, key_len, image, bytes);
@@ -226,6 +229,7 @@ rs_status rs_kernel_cache_get_stats(rs_kernel_cache_stats *out) {
   out->memory_hits = atomic_load(&rs_stat_memory_hits);
   out->disk_hits = atomic_load(&rs_stat_disk_hits);
   out->disk_writes = atomic_load(&rs_stat_disk_writes);
+  out->disk_evictions = rs_kcache_evictions();
   return RS_OK;
 }
 

@@ -78,7 +78,7 @@ static rs_status rs_get_image(rs_context *ctx, const rs_kernel_backend *kb, cons
     rs_klog_fail(st, prefix, reason, log);
   } else {
     *origin = RS_KERNEL_COMPILED;
-    if (!(flags & RS_KERNEL_NO_CACHE)) rs_kcache_put(kb->name, &key, ctx->cfg.cache_dir, *image, *bytes);
+    if (!(flags & RS_KERNEL_NO_CACHE)) rs_kcache_put(kb->name, &key, ctx->cfg.cache_dir, ctx->cfg.cache_max, *image, *bytes);
   }
   rs_klog_set(log);
   rs_kbuf_free(&key);

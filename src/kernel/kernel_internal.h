@@ -103,9 +103,17 @@ rs_status rs_kparse_params(const char *blanked, const char *name, rs_kparam *par
 rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir, void **image,
                         size_t *bytes, rs_kernel_origin *origin);
 
-/* Remember a freshly compiled image in memory and (best effort) on disk. */
-void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, const void *image,
+/* Remember a freshly compiled image in memory and (best effort) on disk, keeping the
+ * disk directory under max_bytes (0 = no limit; RESIDENT_CACHE_MAX). */
+void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, size_t max_bytes, const void *image,
                    size_t bytes);
+
+/* The disk cache's limit (kernel_cache_evict.c): mark a file used (a disk hit), and
+ * delete the least recently used files of dir, never keep_path, when the directory holds
+ * more than max_bytes. Best effort, silent. */
+void rs_kcache_touch(const char *path);
+void rs_kcache_evict(const char *dir, const char *keep_path, size_t max_bytes);
+int64_t rs_kcache_evictions(void);
 
 /* Count a compile (for rs_kernel_cache_get_stats). */
 void rs_kcache_count_compile(void);

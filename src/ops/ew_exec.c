@@ -94,6 +94,7 @@ static void build_geometry(rs_ew_geom *g, const rs_ops_stage *s, int narr, int n
   }
   simplify(g, narr > nin ? nin : 0);
   g->cache_dir = s->ctx->cfg.cache_dir;
+  g->cache_max = s->ctx->cfg.cache_max;
 }
 
 /* Same memory, not the same view, and the byte ranges meet. */

@@ -95,6 +95,7 @@ typedef struct rs_ew_geom {
   int64_t strides[RS_EW_MAX_ARRAYS][RS_MAX_DIMS];
   int64_t index_strides[RS_MAX_DIMS];
   const char *cache_dir; /* where generated kernels are cached on disk ("" = memory only) */
+  size_t cache_max;      /* the disk cache's limit (0 = none) */
 } rs_ew_geom;
 
 /* ---- reductions -------------------------------------------------------------------- */
@@ -118,6 +119,7 @@ typedef struct rs_reduce_plan {
   int64_t red_strides[RS_MAX_DIMS];
   int64_t n_out, n_red;
   const char *cache_dir; /* as in rs_ew_geom */
+  size_t cache_max;
 } rs_reduce_plan;
 
 /* The class a reduction accumulates in (sum of float32 in double, ...). */

@@ -145,6 +145,7 @@ rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxe
       p.out = rs_ops_stage_ptr(&s, 1);
       make_plan(&p, a, rs_ops_stage_strides(&s, 0), reduced, target, rs_ops_stage_strides(&s, 1), keepdims);
       p.cache_dir = ctx->cfg.cache_dir;
+      p.cache_max = ctx->cfg.cache_max;
       st = s.ops->reduce(s.be, &p, s.stream);
       st = rs_ops_stage_end(&s, st);
     }

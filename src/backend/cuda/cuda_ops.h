@@ -44,7 +44,8 @@ rs_status rs_cuda_ops_scratch_release(rs_backend *b, int wait);
  * layer's NVRTC path and its cache (memory and cache_dir on disk). *fn is a cudaKernel_t. */
 typedef rs_status (*rs_cuda_source_fn)(char **source, void *arg);
 rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, const char *name, int uses_barrier,
-                             const char *cache_dir, rs_cuda_source_fn make_source, void *arg, void **fn);
+                             const char *cache_dir, size_t cache_max, rs_cuda_source_fn make_source, void *arg,
+                             void **fn);
 
 /* The device code every generated kernel starts with: value classes, loads and stores of
  * each dtype, conversions and every op, mirroring src/backend/sim/sim_ops_math.c. */

@@ -40,7 +40,7 @@ static void *lookup_locked(size_t bucket, int device, const void *key, size_t ke
 
 /* The image for source: from the kernel layer's cache, else compiled and cached. */
 static rs_status get_image(rs_backend *b, const rs_kernel_backend *kb, const char *source, const char *name,
-                           int uses_barrier, const char *cache_dir, void **image, size_t *bytes) {
+                           int uses_barrier, const char *cache_dir, size_t cache_max, void **image, size_t *bytes) {
   static const char *const options[] = {"-std=c++17", "-fmad=false"};
   char target[256];
   RS_TRY(kb->target(b, target, sizeof target));
@@ -64,7 +64,7 @@ static rs_status get_image(rs_backend *b, const rs_kernel_backend *kb, const cha
       st = rs_fail(RS_ERR_INTERNAL, "array operation kernel %s does not compile (a library bug): %s\n%.1500s", name, reason,
                    log ? log : "");
     } else {
-      rs_kcache_put(kb->name, &key, cache_dir, *image, *bytes);
+      rs_kcache_put(kb->name, &key, cache_dir, cache_max, *image, *bytes);
     }
     free(log);
   }
@@ -73,7 +73,8 @@ static rs_status get_image(rs_backend *b, const rs_kernel_backend *kb, const cha
 }
 
 rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, const char *name, int uses_barrier,
-                             const char *cache_dir, rs_cuda_source_fn make_source, void *arg, void **fn) {
+                             const char *cache_dir, size_t cache_max, rs_cuda_source_fn make_source, void *arg,
+                             void **fn) {
   size_t bucket = (size_t)(fnv1a(key, key_len, 0xcbf29ce484222325ull ^ (uint64_t)b->device) % JIT_BUCKETS);
   pthread_mutex_lock(&rs_jit_lock);
   *fn = lookup_locked(bucket, b->device, key, key_len);
@@ -87,7 +88,7 @@ rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, con
   RS_TRY(make_source(&source, arg));
   void *image = NULL, *module = NULL, *f = NULL;
   size_t bytes = 0;
-  rs_status st = get_image(b, kb, source, name, uses_barrier, cache_dir, &image, &bytes);
+  rs_status st = get_image(b, kb, source, name, uses_barrier, cache_dir, cache_max, &image, &bytes);
   free(source);
   if (st == RS_OK) st = kb->load(b, image, bytes, &module);
   free(image);
