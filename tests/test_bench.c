@@ -61,8 +61,7 @@ static void test_host_time_includes_device_delay(rs_context *ctx) {
   for (int i = 0; i < 4; i++) {
     CHECK_MSG(r.host_ms[i] >= 19.0, "host sample %d is %.3f ms for a 20 ms device delay: the "
               "synchronization is not included", i, r.host_ms[i]);
-    CHECK_MSG(r.device_ms[i] >= 19.0 && r.device_ms[i] <= 40.0,
-              "device sample %d is %.3f ms for a 20 ms sleep kernel", i, r.device_ms[i]);
+    CHECK_MSG(r.device_ms[i] >= 19.0, "device sample %d is %.3f ms for a 20 ms sleep kernel", i, r.device_ms[i]);
     /* the host waited for the device: its time is not shorter than the device's */
     CHECK_MSG(r.host_ms[i] >= r.device_ms[i] - 1.0, "sample %d: host %.3f ms < device %.3f ms", i,
               r.host_ms[i], r.device_ms[i]);
@@ -72,6 +71,9 @@ static void test_host_time_includes_device_delay(rs_context *ctx) {
   CHECK_MSG(s.host_return_ms < 15.0, "the sleep launch took %.3f ms to return (not asynchronous?)",
             s.host_return_ms);
   CHECK(r.host.min >= 19.0);
+  /* one sleep per sample, not two (the warm-up is not in it); the median, because a
+   * loaded machine (the simulator's worker is a host thread) can stretch one sample */
+  CHECK_MSG(r.device.median <= 35.0, "device median %.3f ms for a 20 ms sleep kernel", r.device.median);
   CHECK_EQ_I64(r.copies, 0);
   CHECK_EQ_I64(r.bytes, 0);
   CHECK_EQ_I64(r.copies_total.kernels, 4);

@@ -214,7 +214,10 @@ void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, siz
   if (dir && dir[0]) {
     char path[1300];
     rs_cache_path(path, sizeof path, dir, backend, full, key_len);
-    if (rs_disk_write(dir, path, full, key_len, image, bytes)) rs_kcache_evict(dir, path, max_bytes);
+    if (rs_disk_write(dir, path, full, key_len, image, bytes)) {
+      rs_kcache_touch(path);
+      rs_kcache_evict(dir, path, max_bytes);
+    }
   }
   pthread_mutex_lock(&rs_kcache_lock);
   rs_memory_insert_locked(full, key_len, image, bytes);

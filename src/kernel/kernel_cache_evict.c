@@ -1,6 +1,6 @@
 /* Keeping the disk cache of compiled kernels under its size limit (RESIDENT_CACHE_MAX).
  *
- * A file's modification time is its last use: a write sets it, a disk hit touches it. When
+ * A file's modification time is its last use: a write and a disk hit set it. When
  * a write takes the directory past the limit, the least recently used files go until it is
  * at three quarters of the limit, so the next writes do not each trigger a scan. The file
  * just written always stays. Temporary files that crashed writers left behind (older
@@ -37,7 +37,14 @@ static int older_first(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-void rs_kcache_touch(const char *path) { (void)utimensat(AT_FDCWD, path, NULL, 0); }
+/* The kernel stamps files with a coarse clock (a few milliseconds): a write and a use
+ * that close together would tie, so the time is set from the fine clock. */
+void rs_kcache_touch(const char *path) {
+  struct timespec now[2];
+  if (clock_gettime(CLOCK_REALTIME, &now[0]) != 0) return;
+  now[1] = now[0];
+  (void)utimensat(AT_FDCWD, path, now, 0);
+}
 
 void rs_kcache_evict(const char *dir, const char *keep_path, size_t max_bytes) {
   if (!dir || !dir[0] || max_bytes == 0) return;
