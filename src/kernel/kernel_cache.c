@@ -216,7 +216,14 @@ void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, siz
     rs_cache_path(path, sizeof path, dir, backend, full, key_len);
     if (rs_disk_write(dir, path, full, key_len, image, bytes)) {
       rs_kcache_touch(path);
-      rs_kcache_evict(dir, path, max_bytes);
+      /* a scan reads the whole directory: do it on this process's first write and then
+       * after each sixteenth of the limit written, not on every kernel */
+      static _Atomic uint64_t written_since_scan = UINT64_MAX / 2;
+      uint64_t w = atomic_fetch_add(&written_since_scan, bytes) + bytes;
+      if (max_bytes > 0 && w >= max_bytes / 16) {
+        atomic_store(&written_since_scan, 0);
+        rs_kcache_evict(dir, path, max_bytes);
+      }
     }
   }
   pthread_mutex_lock(&rs_kcache_lock);
