@@ -354,6 +354,22 @@ static inline void rs_t_sleep_ms_(int ms) {
   nanosleep(&ts, NULL);
 }
 
+/* 1 if some number in the text line is within rel of want (for printed reports). */
+static inline int rs_t_line_has_number(const char *line, double want, double rel) {
+  const char *p = line;
+  while (*p) {
+    char *end = NULL;
+    double v = strtod(p, &end);
+    if (end != p) {
+      if (fabs(v - want) <= rel * fabs(want)) return 1;
+      p = end;
+    } else {
+      p++;
+    }
+  }
+  return 0;
+}
+
 /* ---- the runner ----------------------------------------------------------------------- */
 
 static void rs_t_alarm_(int sig) {

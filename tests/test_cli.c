@@ -189,21 +189,6 @@ static void expected_ops(char *buf, size_t len, int implicit, long kernels, long
   }
 }
 
-/* 1 if some number on the line is within rel of want. */
-static int line_has_number(const char *line, double want, double rel) {
-  const char *p = line;
-  while (*p) {
-    char *end = NULL;
-    double v = strtod(p, &end);
-    if (end != p) {
-      if (fabs(v - want) <= rel * fabs(want)) return 1;
-      p = end;
-    } else {
-      p++;
-    }
-  }
-  return 0;
-}
 
 /* Check one style's section of a pipeline run. */
 static void check_section(const pipeline_output *po, int implicit, long kernels, long bytes,
@@ -299,7 +284,7 @@ static void test_pipeline_explicit_bandwidth(rs_context *ctx) {
   check_section(&po, 0, 1, 2000000, "pipeline explicit, 1 kernel");
   CHECK_PASSING();
   /* 2 copies of 2 MB at 6.5 GB/s: 4e6 / 6.5e6 ms */
-  CHECK_OUT(r, line_has_number(po.s[1].all_copies_line, 4e6 / 6.5e6, 0.005),
+  CHECK_OUT(r, rs_t_line_has_number(po.s[1].all_copies_line, 4e6 / 6.5e6, 0.005),
             "'all copies' line \"%s\" lacks the estimate %.4f ms at 6.5 GB/s", po.s[1].all_copies_line,
             4e6 / 6.5e6);
   cli_free(&r);

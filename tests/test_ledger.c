@@ -663,21 +663,6 @@ static void test_wait_for_earlier_work(rs_context *ctx) {
 
 /* ---- the printed report ----------------------------------------------------------------- */
 
-/* 1 if some number on the line is within rel of want. */
-static int line_has_number(const char *line, double want, double rel) {
-  const char *p = line;
-  while (*p) {
-    char *end = NULL;
-    double v = strtod(p, &end);
-    if (end != p) {
-      if (fabs(v - want) <= rel * fabs(want)) return 1;
-      p = end;
-    } else {
-      p++;
-    }
-  }
-  return 0;
-}
 
 static void test_print(rs_context *ctx) {
   rs_array *h = NULL;
@@ -710,14 +695,14 @@ static void test_print(rs_context *ctx) {
     nlines++;
     if (strstr(line, "H2D implicit")) {
       h2d++;
-      if (!line_has_number(line, 3, 0) || !line_has_number(line, est, 0.005) || strstr(line, "kernel")) {
+      if (!rs_t_line_has_number(line, 3, 0) || !rs_t_line_has_number(line, est, 0.005) || strstr(line, "kernel")) {
         fclose(f);
         FAIL("H2D line \"%s\": expected the count 3, the estimate %.4f ms, and no kernel time", line, est);
       }
     }
     if (strstr(line, "D2H implicit")) {
       d2h++;
-      if (!line_has_number(line, 3, 0) || !line_has_number(line, est, 0.005) || strstr(line, "kernel")) {
+      if (!rs_t_line_has_number(line, 3, 0) || !rs_t_line_has_number(line, est, 0.005) || strstr(line, "kernel")) {
         fclose(f);
         FAIL("D2H line \"%s\": expected the count 3, the estimate %.4f ms", line, est);
       }

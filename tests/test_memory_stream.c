@@ -8,6 +8,7 @@
  * checked on the data, which a race would corrupt. */
 #include <stdatomic.h>
 #include "harness.h"
+#include "gate.h"
 #include "resident/allocator.h"
 #include "resident/kernel.h"
 
@@ -93,24 +94,6 @@ static void test_cross_stream_block_not_reused_early(rs_context *ctx) {
   rs_context_destroy(c);
 }
 
-/* A host callback that blocks its stream until opened (or 10 s pass). */
-typedef struct {
-  atomic_int open, entered, timed_out;
-} gate;
-
-static void gate_fn(void *u) {
-  gate *g = u;
-  atomic_store(&g->entered, 1);
-  double t0 = rs_t_now_ms_();
-  while (!atomic_load(&g->open)) {
-    if (rs_t_now_ms_() - t0 > 10000.0) {
-      atomic_store(&g->timed_out, 1);
-      return;
-    }
-    rs_t_sleep_ms_(1);
-  }
-}
-
 static void test_new_owner_waits_for_previous_owner_only(rs_context *ctx) {
   /* x is released while a delayed kernel on the default stream still writes it; y gets
    * the same block and is filled on a non-blocking stream. That copy must wait for x's
@@ -129,9 +112,7 @@ static void test_new_owner_waits_for_previous_owner_only(rs_context *ctx) {
   CHECK_OK(rs_launch_builtin_axpb(x, 0.0, -1.0, NULL)); /* x = -1 everywhere, late */
   CHECK_OK(rs_array_release(x));
   static gate g;
-  atomic_store(&g.open, 0);
-  atomic_store(&g.entered, 0);
-  atomic_store(&g.timed_out, 0);
+  gate_init(&g);
   CHECK_OK(rs_stream_add_callback(rs_stream_legacy(c), gate_fn, &g));
   CHECK_OK(rs_device_array(&y, c, 1, S1(N), RS_FLOAT32, NULL, RS_ORDER_C));
   CHECK(rs_array_device_data(y) == px); /* same stream: reused at once */

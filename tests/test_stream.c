@@ -5,45 +5,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include "harness.h"
+#include "gate.h"
 
 #define S1(a) ((const int64_t[]){a})
 
 /* ---- gates, logs, checkers (callbacks never call into resident) ---------------------- */
-
-typedef struct {
-  atomic_int open;
-  atomic_int entered;
-  atomic_int timed_out;
-} gate;
-
-static void gate_init(gate *g) {
-  atomic_store(&g->open, 0);
-  atomic_store(&g->entered, 0);
-  atomic_store(&g->timed_out, 0);
-}
-
-static void gate_fn(void *u) {
-  gate *g = (gate *)u;
-  atomic_store(&g->entered, 1);
-  double t0 = rs_t_now_ms_();
-  while (!atomic_load(&g->open)) {
-    if (rs_t_now_ms_() - t0 > 10000.0) {
-      atomic_store(&g->timed_out, 1);
-      return;
-    }
-    rs_t_sleep_ms_(1);
-  }
-}
-
-/* wait (up to 10 s) until the gate's callback has started */
-static int gate_wait_entered(gate *g) {
-  double t0 = rs_t_now_ms_();
-  while (!atomic_load(&g->entered)) {
-    if (rs_t_now_ms_() - t0 > 10000.0) return 0;
-    rs_t_sleep_ms_(1);
-  }
-  return 1;
-}
 
 typedef struct {
   atomic_int n;

@@ -30,27 +30,17 @@ rs_status rs_async_alloc(rs_memory *m, size_t bytes, void *stream, void **out,
   return st;
 }
 
+/* Queued on the allocation's stream once it waits for the other streams: no host wait. */
+static rs_status give_back_async(rs_context *ctx, void *arg, void *ptr, size_t bytes, void *alloc_stream,
+                                 const rs_mem_uses *uses) {
+  (void)arg, (void)bytes;
+  rs_status st = rs_uses_order_on(ctx, uses, alloc_stream);
+  return st == RS_OK ? ctx->vt->device_free_async(ctx->be, ptr, alloc_stream) : st;
+}
+
 rs_status rs_async_free(rs_memory *m, void *ptr, size_t bytes, void *stream, rs_mem_uses *uses) {
-  rs_context *ctx = m->ctx;
-  rs_tracked *t = &m->async_live;
-  size_t size = 0;
-  void *astream = NULL;
-  pthread_mutex_lock(&t->lock);
-  rs_status st = rs_tracked_remove_locked(t, ptr, bytes, &size, &astream, "async");
-  pthread_mutex_unlock(&t->lock);
-  if (st == RS_OK) {
-    if (stream != astream) rs_uses_add(ctx, &uses, stream);
-    st = rs_uses_order_on(ctx, uses, astream);
-    if (st == RS_OK) st = ctx->vt->device_free_async(ctx->be, ptr, astream);
-    if (st != RS_OK) {
-      pthread_mutex_lock(&t->lock);
-      rs_tracked_restore_locked(t, ptr, size, astream);
-      pthread_mutex_unlock(&t->lock);
-    }
-  }
   /* A stream wait captures the event as it is now: the events can be reused at once. */
-  rs_uses_free(ctx, uses);
-  return st;
+  return rs_tracked_free(&m->async_live, m->ctx, ptr, bytes, stream, uses, "async", give_back_async, NULL);
 }
 
 rs_status rs_async_trim(rs_memory *m) {

@@ -13,13 +13,19 @@ static rs_status rs_scope_target(rs_array *a, const char *who) {
   return RS_OK;
 }
 
+/* A buffer is in at most one scope at a time. */
+static rs_status rs_scope_free(const rs_buffer *buf, const char *who) {
+  if (buf->pinned_scope || buf->mapped_scope)
+    return rs_fail(RS_ERR_STATE, "%s: the memory is already in a %s scope", who,
+                   buf->pinned_scope ? "pinned" : "mapped");
+  return RS_OK;
+}
+
 rs_status rs_pinned_begin(rs_array *host_array) {
   const char *who = "rs_pinned_begin";
   RS_TRY(rs_scope_target(host_array, who));
   rs_buffer *buf = host_array->buf;
-  if (buf->pinned_scope || buf->mapped_scope)
-    return rs_fail(RS_ERR_STATE, "%s: the memory is already in a %s scope", who,
-                   buf->pinned_scope ? "pinned" : "mapped");
+  RS_TRY(rs_scope_free(buf, who));
   if (buf->bytes > 0) {
     rs_context *ctx = buf->ctx;
     RS_TRY(ctx->vt->host_register(ctx->be, buf->ptr, buf->bytes, 0));
@@ -48,9 +54,7 @@ rs_status rs_mapped_begin(rs_array **device_view, rs_array *host_array) {
   RS_TRY(rs_scope_target(host_array, who));
   rs_buffer *buf = host_array->buf;
   rs_context *ctx = buf->ctx;
-  if (buf->pinned_scope || buf->mapped_scope)
-    return rs_fail(RS_ERR_STATE, "%s: the memory is already in a %s scope", who,
-                   buf->pinned_scope ? "pinned" : "mapped");
+  RS_TRY(rs_scope_free(buf, who));
   void *alias = NULL;
   if (buf->bytes > 0) {
     RS_TRY(ctx->vt->host_register(ctx->be, buf->ptr, buf->bytes, RS_BE_HOST_MAPPED));

@@ -52,6 +52,14 @@ rs_status rs_tracked_remove_locked(rs_tracked *t, void *ptr, size_t bytes, size_
 /* Put a removed allocation back (its free failed). Lock held. */
 void rs_tracked_restore_locked(rs_tracked *t, void *ptr, size_t bytes, void *stream);
 
+/* Free through t: take ptr out, add the freeing stream to uses when it is not the one
+ * the memory was allocated on, hand it to give_back(ctx, arg, ptr, size, alloc_stream, uses),
+ * and put it back in t if that fails, so the caller may free it again. uses is freed. */
+typedef rs_status (*rs_give_back_fn)(rs_context *ctx, void *arg, void *ptr, size_t bytes, void *alloc_stream,
+                                     const rs_mem_uses *uses);
+rs_status rs_tracked_free(rs_tracked *t, rs_context *ctx, void *ptr, size_t bytes, void *stream,
+                          rs_mem_uses *uses, const char *what, rs_give_back_fn give_back, void *arg);
+
 /* ---- the direct allocator's pending-deallocation queue (deferred.c) ------------------- */
 
 typedef struct rs_pending_free {

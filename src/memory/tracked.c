@@ -103,6 +103,27 @@ void rs_tracked_restore_locked(rs_tracked *t, void *ptr, size_t bytes, void *str
   t->frees--;
 }
 
+rs_status rs_tracked_free(rs_tracked *t, rs_context *ctx, void *ptr, size_t bytes, void *stream,
+                          rs_mem_uses *uses, const char *what, rs_give_back_fn give_back, void *arg) {
+  size_t size = 0;
+  void *astream = NULL;
+  pthread_mutex_lock(&t->lock);
+  rs_status st = rs_tracked_remove_locked(t, ptr, bytes, &size, &astream, what);
+  pthread_mutex_unlock(&t->lock);
+  if (st == RS_OK) {
+    if (stream != astream) rs_uses_add(ctx, &uses, stream);
+    st = give_back(ctx, arg, ptr, size, astream, uses);
+    if (st != RS_OK) {
+      /* Nothing changed: the memory is still the caller's to free again. */
+      pthread_mutex_lock(&t->lock);
+      rs_tracked_restore_locked(t, ptr, size, astream);
+      pthread_mutex_unlock(&t->lock);
+    }
+  }
+  rs_uses_free(ctx, uses);
+  return st;
+}
+
 void rs_tracked_stats(rs_tracked *t, rs_memory_stats *out) {
   pthread_mutex_lock(&t->lock);
   out->in_use_bytes = (int64_t)t->in_use;

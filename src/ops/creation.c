@@ -20,9 +20,8 @@ rs_status rs_empty(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
   return rs_array_alloc(out, ctx, where, 0, ndim, shape, dtype, NULL, RS_ORDER_C, "rs_empty");
 }
 
-/* Allocate, fill with `fill`, and release again if filling fails. */
-static rs_status create(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
-                        rs_dtype dtype, const char *who, rs_status (*fill)(rs_array *, void *), void *arg) {
+rs_status rs_ops_create_filled(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
+                               rs_dtype dtype, const char *who, rs_status (*fill)(rs_array *, void *), void *arg) {
   RS_TRY(check_where(where, who));
   rs_array *a = NULL;
   RS_TRY(rs_array_alloc(&a, ctx, where, 0, ndim, shape, dtype, NULL, RS_ORDER_C, who));
@@ -88,20 +87,20 @@ static rs_status fill_cb(rs_array *a, void *arg) {
 rs_status rs_zeros(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
                    rs_dtype dtype, rs_stream *stream) {
   fill_arg f = {rs_scalar_int(0), stream};
-  return create(out, ctx, where, ndim, shape, dtype, "rs_zeros", fill_cb, &f);
+  return rs_ops_create_filled(out, ctx, where, ndim, shape, dtype, "rs_zeros", fill_cb, &f);
 }
 
 rs_status rs_ones(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
                   rs_dtype dtype, rs_stream *stream) {
   fill_arg f = {rs_scalar_int(1), stream};
-  return create(out, ctx, where, ndim, shape, dtype, "rs_ones", fill_cb, &f);
+  return rs_ops_create_filled(out, ctx, where, ndim, shape, dtype, "rs_ones", fill_cb, &f);
 }
 
 rs_status rs_full(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
                   rs_dtype dtype, rs_scalar value, rs_stream *stream) {
   if (rs_dtype_valid(dtype)) RS_TRY(rs_scalar_fits(value, dtype, "rs_full"));
   fill_arg f = {value, stream};
-  return create(out, ctx, where, ndim, shape, dtype, "rs_full", fill_cb, &f);
+  return rs_ops_create_filled(out, ctx, where, ndim, shape, dtype, "rs_full", fill_cb, &f);
 }
 
 /* ---- arange ---- */
@@ -146,7 +145,7 @@ rs_status rs_arange(rs_array **out, rs_context *ctx, rs_mem_kind where, double s
   if (!(len < 9e18)) return rs_fail(RS_ERR_OVERFLOW, "rs_arange(%g, %g, %g): too many elements", start, stop, step);
   int64_t n = len > 0 ? (int64_t)len : 0;
   arange_arg r = {start, step, stream};
-  return create(out, ctx, where, 1, &n, dtype, "rs_arange", arange_cb, &r);
+  return rs_ops_create_filled(out, ctx, where, 1, &n, dtype, "rs_arange", arange_cb, &r);
 }
 
 /* ---- linspace ---- */
@@ -188,7 +187,7 @@ rs_status rs_linspace(rs_array **out, rs_context *ctx, rs_mem_kind where, double
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_linspace: number of samples, %lld, must be non-negative",
                    (long long)num);
   linspace_arg l = {start, stop, endpoint, stream};
-  return create(out, ctx, where, 1, &num, dtype, "rs_linspace", linspace_cb, &l);
+  return rs_ops_create_filled(out, ctx, where, 1, &num, dtype, "rs_linspace", linspace_cb, &l);
 }
 
 /* ---- eye ---- */
@@ -223,5 +222,5 @@ rs_status rs_eye(rs_array **out, rs_context *ctx, rs_mem_kind where, int64_t n, 
   if (n < 0) return rs_fail(RS_ERR_SHAPE, "rs_eye: n = %lld is negative", (long long)n);
   int64_t shape[2] = {n, m < 0 ? n : m};
   eye_arg e = {k, stream};
-  return create(out, ctx, where, 2, shape, dtype, "rs_eye", eye_cb, &e);
+  return rs_ops_create_filled(out, ctx, where, 2, shape, dtype, "rs_eye", eye_cb, &e);
 }

@@ -29,40 +29,39 @@ static int load(rs_ew_builder *b, rs_ew_spec *spec, const rs_array *a) {
   return rs_ewb_load(b, a->dtype);
 }
 
-rs_status rs_binary(rs_array **out, rs_op op, const rs_array *a, const rs_array *b, rs_stream *stream) {
+/* An operand of a binary op: an array, or a scalar. */
+typedef struct operand {
+  int is_array;
+  const rs_array *a;
+  rs_scalar s;
+} operand;
+
+static int operand_reg(rs_ew_builder *b, rs_ew_spec *spec, operand o) {
+  return o.is_array ? load(b, spec, o.a) : rs_ewb_scalar(b, o.s);
+}
+
+static rs_status binary(rs_array **out, rs_op op, operand x, operand y, rs_stream *stream) {
   RS_TRY(check_op(op, 2));
   rs_ew_spec spec = {.name = rs_op_name(op), .stream = stream};
   rs_ew_builder bld;
   rs_ewb_init(&bld, spec.name);
-  int x = load(&bld, &spec, a);
-  if (x < 0) return (rs_status)x;
-  int y = load(&bld, &spec, b);
-  if (y < 0) return (rs_status)y;
-  return rs_ops_elementwise(out, &bld, rs_ewb_binary(&bld, op, x, y), &spec);
+  int rx = operand_reg(&bld, &spec, x);
+  if (rx < 0) return (rs_status)rx;
+  int ry = operand_reg(&bld, &spec, y);
+  if (ry < 0) return (rs_status)ry;
+  return rs_ops_elementwise(out, &bld, rs_ewb_binary(&bld, op, rx, ry), &spec);
+}
+
+rs_status rs_binary(rs_array **out, rs_op op, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  return binary(out, op, (operand){1, a, {0}}, (operand){1, b, {0}}, stream);
 }
 
 rs_status rs_binary_scalar(rs_array **out, rs_op op, const rs_array *a, rs_scalar s, rs_stream *stream) {
-  RS_TRY(check_op(op, 2));
-  rs_ew_spec spec = {.name = rs_op_name(op), .stream = stream};
-  rs_ew_builder bld;
-  rs_ewb_init(&bld, spec.name);
-  int x = load(&bld, &spec, a);
-  if (x < 0) return (rs_status)x;
-  int y = rs_ewb_scalar(&bld, s);
-  if (y < 0) return (rs_status)y;
-  return rs_ops_elementwise(out, &bld, rs_ewb_binary(&bld, op, x, y), &spec);
+  return binary(out, op, (operand){1, a, {0}}, (operand){0, NULL, s}, stream);
 }
 
 rs_status rs_scalar_binary(rs_array **out, rs_op op, rs_scalar s, const rs_array *a, rs_stream *stream) {
-  RS_TRY(check_op(op, 2));
-  rs_ew_spec spec = {.name = rs_op_name(op), .stream = stream};
-  rs_ew_builder bld;
-  rs_ewb_init(&bld, spec.name);
-  int x = rs_ewb_scalar(&bld, s);
-  if (x < 0) return (rs_status)x;
-  int y = load(&bld, &spec, a);
-  if (y < 0) return (rs_status)y;
-  return rs_ops_elementwise(out, &bld, rs_ewb_binary(&bld, op, x, y), &spec);
+  return binary(out, op, (operand){0, NULL, s}, (operand){1, a, {0}}, stream);
 }
 
 rs_status rs_unary(rs_array **out, rs_op op, const rs_array *a, rs_stream *stream) {

@@ -31,6 +31,11 @@ rs_status rs_ops_alloc(rs_array **out, rs_context *ctx, int on_device, int ndim,
                        rs_dtype dtype, rs_order order, const char *who);
 
 /* `out` given by the caller: same context, exactly the expected shape. */
+/* A new C-order array at `where` (checked), filled by fill(a, arg); released again if
+ * filling fails, so *out is set only on success. */
+rs_status rs_ops_create_filled(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
+                               rs_dtype dtype, const char *who, rs_status (*fill)(rs_array *, void *), void *arg);
+
 rs_status rs_ops_check_out(const rs_array *out, rs_context *ctx, int ndim, const int64_t *shape,
                            const char *who);
 

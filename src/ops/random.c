@@ -7,7 +7,9 @@
 #include "ops/ops_internal.h"
 #include "resident/random.h"
 
-static rs_status fill_random(rs_array *a, rs_rng *rng, rs_random_plan *p, rs_stream *stream, const char *name) {
+/* Fill a with the distribution that plan (kind and its parameters) describes. */
+static rs_status fill_random(rs_array *a, rs_rng *rng, rs_random_plan plan, rs_stream *stream, const char *name) {
+  rs_random_plan *p = &plan;
   if (!rng) return rs_fail(RS_ERR_NULL_POINTER, "%s: rng is NULL", name);
   int64_t count = rs_array_size(a);
   if (count == 0) return RS_OK;
@@ -39,12 +41,7 @@ rs_status rs_random_uniform_into(rs_array *a, rs_rng *rng, double low, double hi
   RS_TRY(check_float(a, name));
   if (!(low < high) || !isfinite(low) || !isfinite(high))
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: needs finite low < high, got [%g, %g)", name, low, high);
-  rs_random_plan p;
-  memset(&p, 0, sizeof p);
-  p.kind = RS_RANDOM_UNIFORM;
-  p.a = low;
-  p.b = high;
-  return fill_random(a, rng, &p, stream, name);
+  return fill_random(a, rng, (rs_random_plan){.kind = RS_RANDOM_UNIFORM, .a = low, .b = high}, stream, name);
 }
 
 rs_status rs_random_normal_into(rs_array *a, rs_rng *rng, double mean, double stddev, rs_stream *stream) {
@@ -52,12 +49,7 @@ rs_status rs_random_normal_into(rs_array *a, rs_rng *rng, double mean, double st
   RS_TRY(check_float(a, name));
   if (!(stddev >= 0) || !isfinite(mean) || !isfinite(stddev))
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: needs a finite mean and stddev >= 0, got %g, %g", name, mean, stddev);
-  rs_random_plan p;
-  memset(&p, 0, sizeof p);
-  p.kind = RS_RANDOM_NORMAL;
-  p.a = mean;
-  p.b = stddev;
-  return fill_random(a, rng, &p, stream, name);
+  return fill_random(a, rng, (rs_random_plan){.kind = RS_RANDOM_NORMAL, .a = mean, .b = stddev}, stream, name);
 }
 
 /* The range of an integer dtype as int64 (uint64's top is clipped to INT64_MAX: the
@@ -87,29 +79,9 @@ rs_status rs_random_integers_into(rs_array *a, rs_rng *rng, int64_t low, int64_t
   if (low < lo || high - 1 > hi)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: [%lld, %lld) is out of bounds for %s", name, (long long)low,
                    (long long)high, rs_dtype_name(a->dtype));
-  rs_random_plan p;
-  memset(&p, 0, sizeof p);
-  p.kind = RS_RANDOM_INTEGERS;
-  p.lo = low;
-  p.hi = high;
-  return fill_random(a, rng, &p, stream, name);
+  return fill_random(a, rng, (rs_random_plan){.kind = RS_RANDOM_INTEGERS, .lo = low, .hi = high}, stream, name);
 }
 
-
-static rs_status create(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
-                        rs_dtype dtype, const char *name, rs_status (*fill)(rs_array *, void *), void *arg) {
-  if (where < RS_MEM_DEVICE || where > RS_MEM_MANAGED)
-    return rs_fail(RS_ERR_MEMORY_KIND, "%s: where = %d is not a memory kind", name, (int)where);
-  rs_array *a = NULL;
-  RS_TRY(rs_array_alloc(&a, ctx, where, 0, ndim, shape, dtype, NULL, RS_ORDER_C, name));
-  rs_status st = fill(a, arg);
-  if (st != RS_OK) {
-    rs_array_release(a);
-    return st;
-  }
-  *out = a;
-  return RS_OK;
-}
 
 typedef struct {
   rs_rng *rng;
@@ -131,17 +103,17 @@ static rs_status fill_cb(rs_array *a, void *arg) {
 rs_status rs_random_uniform(rs_array **out, rs_rng *rng, rs_context *ctx, rs_mem_kind where, int ndim,
                             const int64_t *shape, rs_dtype dtype, double low, double high, rs_stream *stream) {
   rand_arg r = {rng, low, high, 0, 0, stream, RS_RANDOM_UNIFORM};
-  return create(out, ctx, where, ndim, shape, dtype, "rs_random_uniform", fill_cb, &r);
+  return rs_ops_create_filled(out, ctx, where, ndim, shape, dtype, "rs_random_uniform", fill_cb, &r);
 }
 
 rs_status rs_random_normal(rs_array **out, rs_rng *rng, rs_context *ctx, rs_mem_kind where, int ndim,
                            const int64_t *shape, rs_dtype dtype, double mean, double stddev, rs_stream *stream) {
   rand_arg r = {rng, mean, stddev, 0, 0, stream, RS_RANDOM_NORMAL};
-  return create(out, ctx, where, ndim, shape, dtype, "rs_random_normal", fill_cb, &r);
+  return rs_ops_create_filled(out, ctx, where, ndim, shape, dtype, "rs_random_normal", fill_cb, &r);
 }
 
 rs_status rs_random_integers(rs_array **out, rs_rng *rng, rs_context *ctx, rs_mem_kind where, int ndim,
                              const int64_t *shape, rs_dtype dtype, int64_t low, int64_t high, rs_stream *stream) {
   rand_arg r = {rng, 0, 0, low, high, stream, RS_RANDOM_INTEGERS};
-  return create(out, ctx, where, ndim, shape, dtype, "rs_random_integers", fill_cb, &r);
+  return rs_ops_create_filled(out, ctx, where, ndim, shape, dtype, "rs_random_integers", fill_cb, &r);
 }

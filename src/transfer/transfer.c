@@ -3,24 +3,35 @@
 #include "resident/transfer.h"
 #include "transfer/copy.h"
 
-rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags) {
-  const char *who = "rs_to_device";
+/* A new array like src, made by make_like, filled by an explicit copy unless `copy` is 0;
+ * released again if the copy fails, so *out is set only on success. */
+static rs_status copy_to_new(rs_array **out, const rs_array *src, rs_stream *stream, int copy, const char *who,
+                             rs_status (*make_like)(rs_array **, const rs_array *)) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
   *out = NULL;
   RS_TRY(rs_array_check(src, who));
-  if (flags & ~RS_COPY_NONE) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", who, flags);
-  rs_array *dev = NULL;
-  RS_TRY(rs_device_array_like(&dev, src));
-  if (!(flags & RS_COPY_NONE)) {
+  rs_array *made = NULL;
+  RS_TRY(make_like(&made, src));
+  if (copy) {
     rs_copy_cause cause = RS_EXPLICIT(who);
-    rs_status st = rs_copy_path(dev, src, stream, &cause);
+    rs_status st = rs_copy_path(made, src, stream, &cause);
     if (st != RS_OK) {
-      rs_array_release(dev);
+      rs_array_release(made);
       return st;
     }
   }
-  *out = dev;
+  *out = made;
   return RS_OK;
+}
+
+rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags) {
+  const char *who = "rs_to_device";
+  if (out && (flags & ~RS_COPY_NONE)) { /* after the checks copy_to_new makes first */
+    *out = NULL;
+    RS_TRY(rs_array_check(src, who));
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", who, flags);
+  }
+  return copy_to_new(out, src, stream, !(flags & RS_COPY_NONE), who, rs_device_array_like);
 }
 
 rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream) {
@@ -34,20 +45,7 @@ rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream
 }
 
 rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream *stream) {
-  const char *who = "rs_copy_to_host";
-  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
-  *out = NULL;
-  RS_TRY(rs_array_check(src, who));
-  rs_array *host = NULL;
-  RS_TRY(rs_host_array_like(&host, src));
-  rs_copy_cause cause = RS_EXPLICIT(who);
-  rs_status st = rs_copy_path(host, src, stream, &cause);
-  if (st != RS_OK) {
-    rs_array_release(host);
-    return st;
-  }
-  *out = host;
-  return RS_OK;
+  return copy_to_new(out, src, stream, 1, "rs_copy_to_host", rs_host_array_like);
 }
 
 rs_status rs_copy_to_host_into(rs_array *dst, const rs_array *src, rs_stream *stream) {

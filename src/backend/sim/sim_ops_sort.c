@@ -69,32 +69,22 @@ static void make_keys(rs_dtype dt, const void *src, void *keys, int64_t n) {
       RS_IKEY(RS_UINT32, uint32_t, uint32_t, 0)
       RS_IKEY(RS_UINT64, uint64_t, uint64_t, 0)
 #undef RS_IKEY
-    case RS_FLOAT16: {
-      const uint16_t *s = src;
-      uint16_t *k = keys;
-      for (int64_t i = 0; i < n; i++) k[i] = fkey_uint16_t(s[i]);
-      break;
-    }
-    case RS_FLOAT32: {
-      uint32_t *k = keys;
-      const unsigned char *s = src;
-      for (int64_t i = 0; i < n; i++) {
-        uint32_t b;
-        memcpy(&b, s + i * 4, 4);
-        k[i] = fkey_uint32_t(b);
-      }
-      break;
-    }
-    case RS_FLOAT64: {
-      uint64_t *k = keys;
-      const unsigned char *s = src;
-      for (int64_t i = 0; i < n; i++) {
-        uint64_t b;
-        memcpy(&b, s + i * 8, 8);
-        k[i] = fkey_uint64_t(b);
-      }
-      break;
-    }
+/* float bits (read with memcpy: the source need not be aligned) to ordered keys */
+#define RS_FLOAT_KEY(DT, KT)                   \
+  case DT: {                              \
+    KT *k = keys;                         \
+    const unsigned char *s = src;         \
+    for (int64_t i = 0; i < n; i++) {     \
+      KT b;                               \
+      memcpy(&b, s + i * sizeof b, sizeof b); \
+      k[i] = fkey_##KT(b);                \
+    }                                     \
+    break;                                \
+  }
+      RS_FLOAT_KEY(RS_FLOAT16, uint16_t)
+      RS_FLOAT_KEY(RS_FLOAT32, uint32_t)
+      RS_FLOAT_KEY(RS_FLOAT64, uint64_t)
+#undef RS_FLOAT_KEY
     default:
       break;
   }
