@@ -223,7 +223,7 @@ int main(int argc, char **argv) {
   TRY(rs_context_create(&w.ctx, RS_BACKEND_AUTO, 0));
   rs_device_props props;
   TRY(rs_context_props(w.ctx, &props));
-  printf("bench/ops: resident %s on %s (%s backend)%s\n", RS_VERSION_STRING, props.name,
+  printf("bench/ops: resident %s on %s (%s backend)%s\n", rs_version(), props.name,
          rs_backend_name(rs_context_backend(w.ctx)), quick ? ", quick sizes" : "");
   int fails = 0;
   reset(&w);

@@ -28,7 +28,7 @@ int rs_cmd_info(int argc, char **argv) {
     fprintf(help ? stdout : stderr, "usage: resident info\n  Lists the backends, their devices and properties.\n");
     return help ? 0 : 2;
   }
-  printf("resident %s\n", RS_VERSION_STRING);
+  printf("resident %s\n", rs_version());
   rs_context *ctx = NULL;
   if (rs_context_create(&ctx, RS_BACKEND_AUTO, 0) == RS_OK) {
     printf("default backend: %s (RESIDENT_BACKEND=auto|cuda|sim chooses)\n",

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "resident/version.h"
 
 static const struct {
   const char *name;
@@ -18,7 +19,8 @@ static void rs_usage(FILE *f) {
   fprintf(f, "usage: resident <command> [options]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof rs_commands / sizeof rs_commands[0]; i++)
     fprintf(f, "  %-10s %s\n", rs_commands[i].name, rs_commands[i].help);
-  fprintf(f, "\n'resident <command> --help' describes a command's options.\n");
+  fprintf(f, "\n'resident <command> --help' describes a command's options;\n"
+             "'resident --version' prints the library's version.\n");
 }
 
 int main(int argc, char **argv) {
@@ -28,6 +30,11 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     rs_usage(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+    /* The running library's version (rs_version), not the headers' it was built with. */
+    printf("resident %s\n", rs_version());
     return 0;
   }
   for (size_t i = 0; i < sizeof rs_commands / sizeof rs_commands[0]; i++)

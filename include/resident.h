@@ -91,8 +91,7 @@
 #ifndef RESIDENT_H
 #define RESIDENT_H
 
-#define RS_VERSION_STRING "0.1.0"
-
+#include "resident/version.h"
 #include "resident/status.h"
 #include "resident/dtype.h"
 #include "resident/context.h"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what building and testing resident needs, where it is missing: a C/C++
-# compiler, CMake (>= 3.24), make, and Python 3 with NumPy (test references).
+# compiler, CMake (>= 3.24), make, and Python 3 with NumPy (test references) in the
+# project's virtual environment .venv.
 # The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA
 # backend is built too.
 set -euo pipefail
@@ -22,9 +23,20 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
-if ! python3 -c 'import numpy' >/dev/null 2>&1; then
-  echo "deps: installing numpy"
-  python3 -m pip install -q numpy 2>/dev/null || python3 -m pip install -q --break-system-packages numpy
+# NumPy (the tests' reference) goes into the project's own virtual environment, .venv,
+# never into the system Python; CMake finds it there (tests/CMakeLists.txt).
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if ! "$root/.venv/bin/python" -c 'import numpy' >/dev/null 2>&1; then
+  if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    echo "deps: installing python3-venv"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+  fi
+  echo "deps: making $root/.venv with numpy"
+  python3 -m venv "$root/.venv"
+  "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+  "$root/.venv/bin/python" -m pip install -q numpy
 fi
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "deps: nvcc found in /usr/local/cuda/bin"

@@ -232,10 +232,19 @@ typedef struct tl_np {
   int usable;
 } tl_np;
 
+/* The Python with NumPy that CTest found (RESIDENT_TEST_PYTHON, the project's .venv made
+ * by scripts/deps.sh), else python3 on PATH. */
+static inline const char *tl_python(void) {
+  const char *p = getenv("RESIDENT_TEST_PYTHON");
+  return p && *p ? p : "python3";
+}
+
 static inline int tl_np_available(void) {
   static int known = -1;
   if (known < 0) {
-    known = system("python3 -c 'import numpy' >/dev/null 2>&1") == 0;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' -c 'import numpy' >/dev/null 2>&1", tl_python());
+    known = system(cmd) == 0;
     if (!known) printf("    note: python3 with numpy not found - NumPy reference checks are skipped\n");
   }
   return known;
@@ -307,8 +316,8 @@ static inline int tl_np_run(tl_np *b) {
   if (!b->usable) return -1;
   fclose(b->py);
   b->py = NULL;
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "python3 %s/run.py > %s/log.txt 2>&1", b->dir, b->dir);
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "'%s' %s/run.py > %s/log.txt 2>&1", tl_python(), b->dir, b->dir);
   if (system(cmd) != 0) {
     printf("    note: the NumPy batch failed (see %s/log.txt)\n", b->dir);
     b->usable = 0;

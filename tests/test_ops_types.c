@@ -25,13 +25,14 @@ static int known_deviation(rs_op op, rs_dtype a, rs_dtype b) {
 static char *run_python(const char *script, const char *tag) {
   char dir[] = "/tmp/rs_types_XXXXXX";
   if (!mkdtemp(dir)) return NULL;
-  char path[96], cmd[256];
+  char path[96], cmd[1024];
   snprintf(path, sizeof path, "%s/t.py", dir);
   FILE *f = fopen(path, "w");
   if (!f) return NULL;
   fputs(script, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "python3 %s > %s/out.txt 2>%s/err.txt", path, dir, dir);
+  const char *py = getenv("RESIDENT_TEST_PYTHON");
+  snprintf(cmd, sizeof cmd, "'%s' %s > %s/out.txt 2>%s/err.txt", py && *py ? py : "python3", path, dir, dir);
   int rc = system(cmd);
   snprintf(path, sizeof path, "%s/out.txt", dir);
   f = fopen(path, "r");

@@ -42,6 +42,8 @@
 #ifndef RESIDENT_ALLOCATOR_H
 #define RESIDENT_ALLOCATOR_H
 
+#include "resident/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,11 +62,11 @@ typedef enum rs_allocator_kind {
 } rs_allocator_kind;
 
 /* "pool", "direct", "async", "user"; "invalid" otherwise. Thread-safe. */
-const char *rs_allocator_name(rs_allocator_kind kind);
+RS_API const char *rs_allocator_name(rs_allocator_kind kind);
 
 /* Parse "pool", "direct" or "async" (the values RESIDENT_ALLOCATOR takes).
  * RS_ERR_PARSE otherwise. Thread-safe. */
-rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name);
+RS_API rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name);
 
 /* A user-supplied allocator. `stream` is the backend's stream handle (a cudaStream_t on
  * CUDA; NULL is the legacy default stream): a stream-ordered allocator orders the
@@ -93,11 +95,11 @@ typedef struct rs_user_allocator {
  * queue flushed, the pool released); if the context still holds device memory from it
  * the call fails with RS_ERR_STATE and changes nothing. Not thread-safe with other
  * allocations on the same context. */
-rs_status rs_context_set_allocator(rs_context *ctx, rs_allocator_kind kind,
+RS_API rs_status rs_context_set_allocator(rs_context *ctx, rs_allocator_kind kind,
                                    const rs_user_allocator *user);
 
 /* The device allocator of a context (RS_ALLOCATOR_POOL for a NULL context). */
-rs_allocator_kind rs_context_allocator(const rs_context *ctx);
+RS_API rs_allocator_kind rs_context_allocator(const rs_context *ctx);
 
 /* The two memory spaces with an allocator of their own. */
 typedef enum rs_mem_space {
@@ -110,7 +112,7 @@ typedef enum rs_mem_space {
  * from now on; work on another stream must first be ordered after `stream`
  * (rs_stream_wait_event), as with cudaMallocAsync - a cached block may still be in use by
  * work queued there earlier. bytes == 0 gives NULL. Free with rs_memory_free. */
-rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_stream *stream);
+RS_API rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_stream *stream);
 
 /* Give back memory from rs_memory_alloc. `stream` is the stream it was last used on
  * (NULL = the default stream); if that is not the stream it was allocated for, the
@@ -119,7 +121,7 @@ rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_stream *
  * memory the allocator did not hand out (another context's, an interior pointer) is
  * RS_ERR_FOREIGN_MEMORY. The direct allocator may flush its queue here and then returns
  * the flush's error (the memory is given back regardless). */
-rs_status rs_memory_free(rs_context *ctx, void *ptr, rs_stream *stream);
+RS_API rs_status rs_memory_free(rs_context *ctx, void *ptr, rs_stream *stream);
 
 typedef struct rs_memory_stats {
   rs_allocator_kind allocator; /* device space: the allocator; pinned space: POOL */
@@ -159,21 +161,21 @@ typedef struct rs_memory_stats {
 } rs_memory_stats;
 
 /* Statistics of one space. Thread-safe. */
-rs_status rs_memory_stats_get(rs_memory_stats *out, rs_context *ctx, rs_mem_space space);
+RS_API rs_status rs_memory_stats_get(rs_memory_stats *out, rs_context *ctx, rs_mem_space space);
 
 /* Restart the peaks at the current values and zero the counters (allocations, frees,
  * hits, misses, flushes, errors, cancellations, recoveries, failures). */
-rs_status rs_memory_stats_reset(rs_context *ctx, rs_mem_space space);
+RS_API rs_status rs_memory_stats_reset(rs_context *ctx, rs_mem_space space);
 
 /* Cap the memory a space holds from the device (reserved bytes, cached included); 0
  * removes the cap. A cap below the bytes in use is RS_ERR_LIMIT and changes nothing; a
  * cap below the reserved bytes gives cached memory back until it fits, where it can. An
  * allocation that would cross the cap fails with RS_ERR_OUT_OF_MEMORY. */
-rs_status rs_memory_set_limit(rs_context *ctx, rs_mem_space space, size_t bytes);
+RS_API rs_status rs_memory_set_limit(rs_context *ctx, rs_mem_space space, size_t bytes);
 
 /* The device cap as a fraction of the device's total memory, in (0, 1]
  * (RS_ERR_INVALID_ARGUMENT otherwise). */
-rs_status rs_memory_set_limit_fraction(rs_context *ctx, double fraction);
+RS_API rs_status rs_memory_set_limit_fraction(rs_context *ctx, double fraction);
 
 /* Give cached memory of a space back: the pending-deallocation queue is flushed (even
  * inside a defer_cleanup scope: this is an explicit request), the pool waits for blocks
@@ -181,30 +183,30 @@ rs_status rs_memory_set_limit_fraction(rs_context *ctx, double fraction);
  * pool is trimmed. For the device space the array operations' scratch pool (shared by the
  * device's contexts) is trimmed too, after waiting for the device's queued work. Returns
  * a flush error as rs_memory_flush does. */
-rs_status rs_memory_release(rs_context *ctx, rs_mem_space space);
+RS_API rs_status rs_memory_release(rs_context *ctx, rs_mem_space space);
 
 /* Print both spaces: allocator, statistics and the block map of every segment. */
-rs_status rs_memory_report(rs_context *ctx, FILE *out);
+RS_API rs_status rs_memory_report(rs_context *ctx, FILE *out);
 
 /* Flush the direct allocator's pending-deallocation queue now, also inside a
  * defer_cleanup scope (RS_OK with nothing to do for the other allocators). If freeing an
  * entry fails, that error is returned, with a message naming the entry, and the entries
  * after it are cancelled: dropped from the queue without being freed, because after a
  * failing free the device state is not trusted (as Numba does). */
-rs_status rs_memory_flush(rs_context *ctx);
+RS_API rs_status rs_memory_flush(rs_context *ctx);
 
 /* Suspend the flushing of the pending-deallocation queue (Numba's defer_cleanup), for
  * code that must not be interrupted by the synchronization a device free implies.
  * Scopes nest, per context; the queue is flushed at the end of the outermost scope if
  * it is over its thresholds. Inside a scope an allocation that does not fit does not
  * flush the queue either. end without begin is RS_ERR_STATE. */
-rs_status rs_defer_cleanup_begin(rs_context *ctx);
-rs_status rs_defer_cleanup_end(rs_context *ctx);
+RS_API rs_status rs_defer_cleanup_begin(rs_context *ctx);
+RS_API rs_status rs_defer_cleanup_end(rs_context *ctx);
 
 /* The queue's thresholds: flush when it holds more than max_count entries (>= 1) or more
  * than max_ratio (in (0, 1]) of the device memory. Out-of-range values are
  * RS_ERR_INVALID_ARGUMENT and change nothing. Defaults: 10 and 0.2, or the environment. */
-rs_status rs_memory_set_pending_limits(rs_context *ctx, int64_t max_count, double max_ratio);
+RS_API rs_status rs_memory_set_pending_limits(rs_context *ctx, int64_t max_count, double max_ratio);
 
 #ifdef __cplusplus
 }

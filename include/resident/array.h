@@ -16,6 +16,8 @@
 #ifndef RESIDENT_ARRAY_H
 #define RESIDENT_ARRAY_H
 
+#include "resident/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "resident/status.h"
@@ -43,29 +45,29 @@ typedef enum rs_mem_kind {
 typedef enum rs_order { RS_ORDER_C = 0, RS_ORDER_F = 1 } rs_order;
 
 /* "device", "host", "pinned", "mapped", "managed". */
-const char *rs_mem_kind_name(rs_mem_kind kind);
+RS_API const char *rs_mem_kind_name(rs_mem_kind kind);
 
 /* ---- allocation -------------------------------------------------------------------- */
 
 /* A new uninitialised device array. strides may be NULL (then order decides: C or F);
  * given strides must be non-negative, multiples of the item size, and keep every
  * element inside the allocation without overlap. */
-rs_status rs_device_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+RS_API rs_status rs_device_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                           rs_dtype dtype, const int64_t *strides, rs_order order);
 
 /* A new uninitialised device array with the shape, dtype and layout of `like` (a
  * contiguous layout keeps its order; a non-contiguous one becomes C order). */
-rs_status rs_device_array_like(rs_array **out, const rs_array *like);
+RS_API rs_status rs_device_array_like(rs_array **out, const rs_array *like);
 
 /* A new pageable host array, owned by the library. */
-rs_status rs_host_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+RS_API rs_status rs_host_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                         rs_dtype dtype, const int64_t *strides, rs_order order);
-rs_status rs_host_array_like(rs_array **out, const rs_array *like);
+RS_API rs_status rs_host_array_like(rs_array **out, const rs_array *like);
 
 /* Wrap user memory as a pageable host array WITHOUT copying. The user keeps ownership
  * of `data` and must keep it alive while any view of the array lives. strides may be
  * NULL (C order). */
-rs_status rs_host_array_wrap(rs_array **out, rs_context *ctx, void *data, int ndim,
+RS_API rs_status rs_host_array_wrap(rs_array **out, rs_context *ctx, void *data, int ndim,
                              const int64_t *shape, rs_dtype dtype, const int64_t *strides);
 
 /* Called when the last view of a wrapped external buffer goes away. */
@@ -76,14 +78,14 @@ typedef void (*rs_release_fn)(void *user_data);
  * synchronizes with that stream before returning, so work that produced the data is
  * finished before this library touches it. `release(user_data)` (may be NULL) is called
  * exactly once, when the last view is released - keep the owner alive until then. */
-rs_status rs_device_array_wrap(rs_array **out, rs_context *ctx, void *device_ptr, int ndim,
+RS_API rs_status rs_device_array_wrap(rs_array **out, rs_context *ctx, void *device_ptr, int ndim,
                                const int64_t *shape, rs_dtype dtype, const int64_t *strides,
                                rs_stream *wait_on, rs_release_fn release, void *user_data);
 
 /* ---- reference counting ------------------------------------------------------------ */
 
 /* Add a reference. Thread-safe. */
-rs_status rs_array_retain(rs_array *a);
+RS_API rs_status rs_array_retain(rs_array *a);
 
 /* Drop a reference; the last one frees the handle, and the buffer once no view uses it.
  * Releasing NULL is RS_OK. Releasing a handle already released returns RS_ERR_RELEASED
@@ -91,45 +93,45 @@ rs_status rs_array_retain(rs_array *a);
  * context, so this is safe under the sanitizers; a stale handle whose slot was reused
  * by a newer array cannot be told apart - do not rely on this as a feature).
  * Thread-safe. */
-rs_status rs_array_release(rs_array *a);
+RS_API rs_status rs_array_release(rs_array *a);
 
 /* ---- metadata (all thread-safe; a NULL array gives 0 / NULL) ------------------------ */
-int rs_array_ndim(const rs_array *a);
-const int64_t *rs_array_shape(const rs_array *a);   /* ndim entries */
-const int64_t *rs_array_strides(const rs_array *a); /* ndim entries, in bytes */
-rs_dtype rs_array_dtype(const rs_array *a);
-rs_mem_kind rs_array_kind(const rs_array *a);
-rs_context *rs_array_context(const rs_array *a);
-int64_t rs_array_size(const rs_array *a);   /* number of elements */
-size_t rs_array_itemsize(const rs_array *a);
-size_t rs_array_nbytes(const rs_array *a);  /* size * itemsize */
-int64_t rs_array_offset(const rs_array *a); /* byte offset of element 0 in the buffer */
-int rs_array_is_c_contiguous(const rs_array *a);
-int rs_array_is_f_contiguous(const rs_array *a);
+RS_API int rs_array_ndim(const rs_array *a);
+RS_API const int64_t *rs_array_shape(const rs_array *a);   /* ndim entries */
+RS_API const int64_t *rs_array_strides(const rs_array *a); /* ndim entries, in bytes */
+RS_API rs_dtype rs_array_dtype(const rs_array *a);
+RS_API rs_mem_kind rs_array_kind(const rs_array *a);
+RS_API rs_context *rs_array_context(const rs_array *a);
+RS_API int64_t rs_array_size(const rs_array *a);   /* number of elements */
+RS_API size_t rs_array_itemsize(const rs_array *a);
+RS_API size_t rs_array_nbytes(const rs_array *a);  /* size * itemsize */
+RS_API int64_t rs_array_offset(const rs_array *a); /* byte offset of element 0 in the buffer */
+RS_API int rs_array_is_c_contiguous(const rs_array *a);
+RS_API int rs_array_is_f_contiguous(const rs_array *a);
 
 /* Address of element 0 as the host sees it: a host pointer for host, pinned, mapped and
  * managed arrays; NULL for device arrays (device memory is not host-addressable). */
-void *rs_array_host_data(const rs_array *a);
+RS_API void *rs_array_host_data(const rs_array *a);
 
 /* Address of element 0 as kernels see it: the device pointer for device and managed
  * arrays, the device alias of mapped arrays; NULL for pageable and pinned host arrays. */
-void *rs_array_device_data(const rs_array *a);
+RS_API void *rs_array_device_data(const rs_array *a);
 
 /* ---- views (never copy; the result shares the buffer) ------------------------------- */
 
 /* Reshape; one entry may be -1. A reshape that would need a copy (a non-contiguous view
  * whose strides cannot express the new shape) is RS_ERR_NOT_CONTIGUOUS, as in Numba. */
-rs_status rs_array_reshape(rs_array **out, const rs_array *a, int ndim, const int64_t *shape);
+RS_API rs_status rs_array_reshape(rs_array **out, const rs_array *a, int ndim, const int64_t *shape);
 
 /* A 1-d view of all elements. RS_ERR_NOT_CONTIGUOUS if a is not C-contiguous. */
-rs_status rs_array_ravel(rs_array **out, const rs_array *a);
+RS_API rs_status rs_array_ravel(rs_array **out, const rs_array *a);
 
 /* Reverse the axes. */
-rs_status rs_array_transpose(rs_array **out, const rs_array *a);
+RS_API rs_status rs_array_transpose(rs_array **out, const rs_array *a);
 
 /* Permute the axes: axis i of the result is axis axes[i] of a (negative counts from the
  * end). axes must be a permutation of 0..ndim-1. */
-rs_status rs_array_permute(rs_array **out, const rs_array *a, const int *axes);
+RS_API rs_status rs_array_permute(rs_array **out, const rs_array *a, const int *axes);
 
 /* A slice per axis. start/stop use Python's convention (negative counts from the end)
  * and RS_SLICE_DEFAULT stands for the end the step points to. Indices outside the axis
@@ -140,18 +142,18 @@ typedef struct rs_slice {
   int64_t start, stop, step;
 } rs_slice;
 #define RS_SLICE_ALL ((rs_slice){RS_SLICE_DEFAULT, RS_SLICE_DEFAULT, 1})
-rs_status rs_array_slice(rs_array **out, const rs_array *a, int nslices, const rs_slice *slices);
+RS_API rs_status rs_array_slice(rs_array **out, const rs_array *a, int nslices, const rs_slice *slices);
 
 /* Insert an axis of length 1 before position axis (0..ndim; negative counts from the end). */
-rs_status rs_array_expand_dims(rs_array **out, const rs_array *a, int axis);
+RS_API rs_status rs_array_expand_dims(rs_array **out, const rs_array *a, int axis);
 
 /* Remove an axis of length 1 (RS_ERR_SHAPE if it is not 1), or every axis of length 1
  * when axis is RS_ALL_AXES. */
 #define RS_ALL_AXES (-1000)
-rs_status rs_array_squeeze(rs_array **out, const rs_array *a, int axis);
+RS_API rs_status rs_array_squeeze(rs_array **out, const rs_array *a, int axis);
 
 /* Format "float32(3, 4) device C" into buf (always terminated). Thread-safe. */
-const char *rs_array_describe(const rs_array *a, char *buf, size_t len);
+RS_API const char *rs_array_describe(const rs_array *a, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #ifndef RESIDENT_BENCH_H
 #define RESIDENT_BENCH_H
 
+#include "resident/export.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include "resident/ledger.h"
@@ -32,7 +34,7 @@ typedef struct rs_bench_options {
 } rs_bench_options;
 
 /* n_warmup = 10, n_repeat = 100, legacy stream. */
-rs_bench_options rs_bench_defaults(void);
+RS_API rs_bench_options rs_bench_defaults(void);
 
 typedef struct rs_bench_summary {
   double mean, stddev, median, min, max;
@@ -52,19 +54,19 @@ typedef struct rs_bench_result {
 } rs_bench_result;
 
 /* Run the benchmark. On failure the result holds no memory. */
-rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, rs_bench_fn fn,
+RS_API rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, rs_bench_fn fn,
                        void *user_data, const rs_bench_options *options);
 
 /* Free the samples. Safe on a zeroed or already freed result. */
-void rs_bench_result_free(rs_bench_result *r);
+RS_API void rs_bench_result_free(rs_bench_result *r);
 
 /* Mean, standard deviation (sample), median, min and max of n values. */
-rs_bench_summary rs_bench_summarize(const double *values, int n);
+RS_API rs_bench_summary rs_bench_summarize(const double *values, int n);
 
 /* One line of timings, then the copies on a line of their own:
  *   name      host   1.234 ms +/- 0.010 (median 1.230, min 1.220)  device 1.100 ms ...
  *             copies 2 per run, 200.00 MB, 8.100 ms                              */
-rs_status rs_bench_print(FILE *f, const rs_bench_result *r);
+RS_API rs_status rs_bench_print(FILE *f, const rs_bench_result *r);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef RESIDENT_DTYPE_H
 #define RESIDENT_DTYPE_H
 
+#include "resident/export.h"
+
 #include <stddef.h>
 #include "resident/status.h"
 
@@ -35,18 +37,18 @@ typedef enum rs_dtype {
 } rs_dtype;
 
 /* Size of one element in bytes; 0 for a value that is not a dtype. Thread-safe. */
-size_t rs_dtype_size(rs_dtype dtype);
+RS_API size_t rs_dtype_size(rs_dtype dtype);
 
 /* NumPy's name ("float32"); "invalid" for a value that is not a dtype. Thread-safe. */
-const char *rs_dtype_name(rs_dtype dtype);
+RS_API const char *rs_dtype_name(rs_dtype dtype);
 
 /* Parse NumPy's name (also "f4", "f8", "i4", "i8", "double", and "float" / "int" with
  * NumPy's meaning: float64 / int64).
  * RS_ERR_DTYPE with a message for an unknown word. Thread-safe. */
-rs_status rs_dtype_from_name(rs_dtype *out, const char *name);
+RS_API rs_status rs_dtype_from_name(rs_dtype *out, const char *name);
 
 /* 1 if dtype is a valid value. */
-int rs_dtype_valid(rs_dtype dtype);
+RS_API int rs_dtype_valid(rs_dtype dtype);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,8 @@
 #ifndef RESIDENT_KERNEL_H
 #define RESIDENT_KERNEL_H
 
+#include "resident/export.h"
+
 #include "resident/array.h"
 #include "resident/stream.h"
 
@@ -28,11 +30,11 @@ extern "C" {
 /* x = x * a + c, elementwise, in x's own precision (float32 or float64; other dtypes are
  * RS_ERR_DTYPE). x must be contiguous (C or F): RS_ERR_NOT_CONTIGUOUS otherwise. The seed
  * pipeline's kernel: a[i] = a[i] * 1.0001f + 1. */
-rs_status rs_launch_builtin_axpb(rs_array *x, double a, double c, rs_stream *stream);
+RS_API rs_status rs_launch_builtin_axpb(rs_array *x, double a, double c, rs_stream *stream);
 
 /* Keep the stream busy for ms milliseconds of device time: a known delay for tests,
  * demos and timing checks. ms must be in [0, 60000]. */
-rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream);
+RS_API rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream);
 
 /* ==== USER KERNELS ======================================================================
  *
@@ -164,12 +166,12 @@ typedef struct rs_kernel_options {
  * message (the whole log: rs_kernel_last_log), RS_ERR_NOT_FOUND if the source has no
  * __global__ function `name`, RS_ERR_UNSUPPORTED if no compiler is available. The caller
  * owns *out (rs_kernel_destroy). Thread-safe. */
-rs_status rs_kernel_create(rs_kernel **out, rs_context *ctx, const char *source, const char *name,
+RS_API rs_status rs_kernel_create(rs_kernel **out, rs_context *ctx, const char *source, const char *name,
                            const rs_kernel_options *opts);
 
 /* The same from a file; its directory is searched first for #include "...", and messages
  * name the file. Thread-safe. */
-rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const char *path,
+RS_API rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const char *path,
                                      const char *name, const rs_kernel_options *opts);
 
 /* Unload and free. NULL is ignored. A destroyed handle reads as destroyed (calls return
@@ -177,15 +179,15 @@ rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const cha
  * Does not touch the context, so
  * it may also come after rs_context_destroy - the only call a kernel of a destroyed
  * context allows. Its launches must have finished (see thread safety above). */
-void rs_kernel_destroy(rs_kernel *k);
+RS_API void rs_kernel_destroy(rs_kernel *k);
 
 /* The whole compiler log of this thread's last rs_kernel_create* (errors and warnings;
  * "" if none). Valid until this thread's next create. Thread-safe. */
-const char *rs_kernel_last_log(void);
+RS_API const char *rs_kernel_last_log(void);
 
 /* The text of resident_device.h as the library gives it to the compilers (static
  * storage; to write it out for an offline nvcc build, say). Thread-safe. */
-const char *rs_kernel_device_header(void);
+RS_API const char *rs_kernel_device_header(void);
 
 /* ---- arguments ------------------------------------------------------------------------ */
 
@@ -260,7 +262,7 @@ static inline rs_arg rs_arg_c128(double re, double im) {
  * dtype or a NULL value gives an argument the launch rejects. The rs_arg_* constructors
  * only fill a struct: they take no reference on an array, which the caller keeps alive
  * until the launch returns (and, for device arrays, until the kernel has run). */
-rs_arg rs_arg_scalar(rs_dtype dtype, const void *value);
+RS_API rs_arg rs_arg_scalar(rs_dtype dtype, const void *value);
 
 /* The count and the array of an argument list, for rs_kernel_launch's last two
  * parameters: rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(n))). */
@@ -287,23 +289,23 @@ typedef struct rs_launch_config {
  * RS_ERR_DESTROYED (a destroyed stream), RS_ERR_TRANSFER_REFUSED (the guard). A fault of
  * an earlier launch of k that was not yet reported is returned first (see above).
  * Thread-safe. */
-rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs, const rs_arg *args);
+RS_API rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs, const rs_arg *args);
 
 /* The grid and block a launch with cfg would use (zeros filled in), without launching.
  * Thread-safe. */
-rs_status rs_kernel_resolve_config(const rs_kernel *k, const rs_launch_config *cfg,
+RS_API rs_status rs_kernel_resolve_config(const rs_kernel *k, const rs_launch_config *cfg,
                                    rs_launch_config *out);
 
 /* Wait for the work queued on stream (NULL = default) and return the first fault of k's
  * launches, or the stream's own error. Thread-safe. */
-rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream);
+RS_API rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream);
 
 /* Fill the __constant__ (or __device__) variable `symbol` of k's module from src, a host
  * or device array with at most the variable's bytes (contiguous or not), as an EXPLICIT
  * copy on stream through the ledger and the guard. Launches queued after it on the same
  * stream see the new value. RS_ERR_NOT_FOUND for an unknown symbol, RS_ERR_SHAPE if src
  * is larger. Thread-safe; a launch that is still running may see the old or new value. */
-rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src,
+RS_API rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src,
                                  rs_stream *stream);
 
 /* ---- introspection -------------------------------------------------------------------- */
@@ -343,9 +345,9 @@ typedef struct rs_kernel_info {
 } rs_kernel_info;
 
 /* What k is (launches counted so far included). Thread-safe. */
-rs_status rs_kernel_get_info(const rs_kernel *k, rs_kernel_info *out);
+RS_API rs_status rs_kernel_get_info(const rs_kernel *k, rs_kernel_info *out);
 /* Parameter index as parsed and compiled; RS_ERR_INDEX past the last. Thread-safe. */
-rs_status rs_kernel_get_param(const rs_kernel *k, int index, rs_kernel_param *out);
+RS_API rs_status rs_kernel_get_param(const rs_kernel *k, int index, rs_kernel_param *out);
 
 typedef struct rs_kernel_cache_stats {
   int64_t compiles;     /* kernels compiled */
@@ -356,10 +358,10 @@ typedef struct rs_kernel_cache_stats {
 } rs_kernel_cache_stats;
 
 /* Process-wide counters since the start. Thread-safe. */
-rs_status rs_kernel_cache_get_stats(rs_kernel_cache_stats *out);
+RS_API rs_status rs_kernel_cache_get_stats(rs_kernel_cache_stats *out);
 
 /* Forget the memory cache (the disk cache stays). Thread-safe. */
-void rs_kernel_cache_clear(void);
+RS_API void rs_kernel_cache_clear(void);
 
 #ifdef __cplusplus
 }

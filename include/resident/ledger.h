@@ -25,6 +25,8 @@
 #ifndef RESIDENT_LEDGER_H
 #define RESIDENT_LEDGER_H
 
+#include "resident/export.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include "resident/context.h"
@@ -43,7 +45,7 @@ typedef enum rs_direction {
 #define RS_ALL_DIRECTIONS (-1)
 
 /* "H2D", "D2H", "D2D", "H2H". */
-const char *rs_direction_name(rs_direction dir);
+RS_API const char *rs_direction_name(rs_direction dir);
 
 typedef enum rs_entry_kind { RS_ENTRY_COPY = 0, RS_ENTRY_KERNEL = 1, RS_ENTRY_WAIT = 2 } rs_entry_kind;
 
@@ -73,9 +75,9 @@ typedef struct rs_ledger_stats {
 } rs_ledger_stats;
 
 /* Sums over directions and kinds (implicit: -1 both, 0 explicit, 1 implicit). */
-int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit);
-int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit);
-double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, else host time */
+RS_API int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit);
+RS_API int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit);
+RS_API double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, else host time */
 
 /* What the ledger times on the device with a pair of events: copies (the default), kernels,
  * both, or nothing (RESIDENT_LEDGER_TIMING=copies|kernels|all|none, also 1 = all, 0 = none).
@@ -85,28 +87,28 @@ double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, 
 #define RS_TIME_COPIES 0x1u
 #define RS_TIME_KERNELS 0x2u
 #define RS_TIME_ALL (RS_TIME_COPIES | RS_TIME_KERNELS)
-rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what);
+RS_API rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what);
 
 /* Totals since the last reset (waits for pending device times). */
-rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out);
+RS_API rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out);
 
 /* Forget every entry and total. RS_ERR_STATE while a scope is open. */
-rs_status rs_ledger_reset(rs_context *ctx);
+RS_API rs_status rs_ledger_reset(rs_context *ctx);
 
 /* Open a scope; rs_ledger_end closes the innermost one and returns what happened in it
  * (waiting for its device times). End without begin is RS_ERR_STATE. */
-rs_status rs_ledger_begin(rs_context *ctx);
-rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out);
+RS_API rs_status rs_ledger_begin(rs_context *ctx);
+RS_API rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out);
 
 /* The recorded entries, oldest first. The log keeps the last RESIDENT_LEDGER_ENTRIES
  * (default 65536); *dropped tells how many older ones were forgotten. */
-rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropped);
-rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *out);
+RS_API rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropped);
+RS_API rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *out);
 
 /* Print a report: one line per direction and kind of copy (count, bytes, time, the
  * estimated PCIe time at bandwidth_gbs GB/s), then kernel time, waits, and the rest of
  * wall_ms (pass 0 if unknown). bandwidth_gbs <= 0 is RS_ERR_INVALID_ARGUMENT. */
-rs_status rs_ledger_print(FILE *f, const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs);
+RS_API rs_status rs_ledger_print(FILE *f, const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs);
 
 /* The teaching default for the PCIe estimate: 12 GB/s each way. */
 #define RS_DEFAULT_PCIE_GBS 12.0
@@ -119,26 +121,26 @@ typedef enum rs_guard_mode {
   RS_GUARD_DISALLOW_EXPLICIT = 3
 } rs_guard_mode;
 
-const char *rs_guard_mode_name(rs_guard_mode mode);
+RS_API const char *rs_guard_mode_name(rs_guard_mode mode);
 
 /* Parse "allow" | "log" | "disallow" | "disallow_explicit", or a comma list of
  * "dir=mode" (dir: h2d, d2h, d2d, h2h) into modes[RS_DIRECTIONS] (unnamed directions
  * keep their value). RS_ERR_PARSE naming the word otherwise. */
-rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text);
+RS_API rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text);
 
 /* The context's mode for one direction or all (RS_ALL_DIRECTIONS). */
-rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode);
-rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode);
+RS_API rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode);
+RS_API rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode);
 
 /* A scope that sets a mode and restores the previous modes on pop. Pop without push is
  * RS_ERR_STATE. */
-rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode);
-rs_status rs_guard_pop(rs_context *ctx);
+RS_API rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode);
+RS_API rs_status rs_guard_pop(rs_context *ctx);
 
 /* Where "log" lines go: fn(line, user_data). Default: standard error. NULL restores the
  * default. Process-wide. */
 typedef void (*rs_log_fn)(const char *line, void *user_data);
-void rs_set_log_handler(rs_log_fn fn, void *user_data);
+RS_API void rs_set_log_handler(rs_log_fn fn, void *user_data);
 
 #ifdef __cplusplus
 }

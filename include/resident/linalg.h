@@ -11,6 +11,8 @@
 #ifndef RESIDENT_LINALG_H
 #define RESIDENT_LINALG_H
 
+#include "resident/export.h"
+
 #include "resident/array.h"
 #include "resident/stream.h"
 
@@ -21,7 +23,7 @@ extern "C" {
 /* NumPy's matmul: (..., m, k) @ (..., k, n) -> (..., m, n), batch axes broadcast; a 1-d
  * operand is a vector (its axis is dropped from the result). Inner dimensions that
  * differ are RS_ERR_SHAPE; 0-d operands are RS_ERR_SHAPE. */
-rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
 
 /* a (..., m, n) = u * diag(s) * vh, singular values descending and >= 0.
  * full_matrices: u (..., m, m), vh (..., n, n); else u (..., m, k), vh (..., k, n) with
@@ -36,13 +38,13 @@ rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_str
  * orthogonality of U and V, each below 1e-12 (float32: 1e-4) - and when the check fails
  * (ill-conditioned input), and for complex dtypes, the QR-iteration SVD (gesvd) does it.
  * The check's few scalars are read inside the library, not through the ledger. */
-rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a,
+RS_API rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a,
                  int full_matrices, rs_stream *stream);
 
 /* x with a @ x = b: a (..., n, n), b (..., n) or (..., n, k) (batch axes broadcast).
  * A singular matrix is RS_ERR_INVALID_ARGUMENT ("singular matrix"); finding that out
  * reads a flag from the device (an implicit copy of 4 bytes per call, recorded). */
-rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream);
 
 #ifdef __cplusplus
 }

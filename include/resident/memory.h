@@ -13,6 +13,8 @@
 #ifndef RESIDENT_MEMORY_H
 #define RESIDENT_MEMORY_H
 
+#include "resident/export.h"
+
 #include "resident/array.h"
 
 #ifdef __cplusplus
@@ -26,22 +28,22 @@ extern "C" {
 /* Page-locked host array. flags: RS_HOST_PORTABLE. Without flags the memory comes from
  * the context's pinned pool (resident/allocator.h), so pinning is paid once; a pooled
  * block used by an asynchronous copy is reused only after that copy has finished. */
-rs_status rs_pinned_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+RS_API rs_status rs_pinned_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                           rs_dtype dtype, const int64_t *strides, rs_order order,
                           unsigned flags);
-rs_status rs_pinned_array_like(rs_array **out, const rs_array *like);
+RS_API rs_status rs_pinned_array_like(rs_array **out, const rs_array *like);
 
 /* Mapped host array: host-visible, and rs_array_device_data() gives the address kernels
  * use. flags: RS_HOST_PORTABLE | RS_HOST_WRITE_COMBINED. */
-rs_status rs_mapped_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+RS_API rs_status rs_mapped_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                           rs_dtype dtype, const int64_t *strides, rs_order order,
                           unsigned flags);
-rs_status rs_mapped_array_like(rs_array **out, const rs_array *like);
+RS_API rs_status rs_mapped_array_like(rs_array **out, const rs_array *like);
 
 /* Managed (unified) array. attach: RS_ATTACH_GLOBAL (any stream may touch it) or
  * RS_ATTACH_HOST (the host owns it until a stream attaches it). */
 typedef enum rs_attach { RS_ATTACH_GLOBAL = 0, RS_ATTACH_HOST = 1 } rs_attach;
-rs_status rs_managed_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
+RS_API rs_status rs_managed_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                            rs_dtype dtype, const int64_t *strides, rs_order order,
                            rs_attach attach);
 
@@ -50,15 +52,15 @@ rs_status rs_managed_array(rs_array **out, rs_context *ctx, int ndim, const int6
  * copies and rs_array_kind() reports RS_MEM_PINNED. Scopes on one buffer do not nest:
  * a second begin is RS_ERR_STATE. end without begin is RS_ERR_STATE. end waits for
  * nothing: the caller must have synchronized copies that use the memory. */
-rs_status rs_pinned_begin(rs_array *host_array);
-rs_status rs_pinned_end(rs_array *host_array);
+RS_API rs_status rs_pinned_begin(rs_array *host_array);
+RS_API rs_status rs_pinned_end(rs_array *host_array);
 
 /* Map an existing pageable host array into the device address space for a scope
  * (Numba's `with cuda.mapped(arr) as d`). *device_view is a new array of kind
  * RS_MEM_MAPPED over the same bytes, usable by kernels; release it and then call
  * rs_mapped_end. end while a device view still lives is RS_ERR_STATE. */
-rs_status rs_mapped_begin(rs_array **device_view, rs_array *host_array);
-rs_status rs_mapped_end(rs_array *host_array);
+RS_API rs_status rs_mapped_begin(rs_array **device_view, rs_array *host_array);
+RS_API rs_status rs_mapped_end(rs_array *host_array);
 
 #ifdef __cplusplus
 }

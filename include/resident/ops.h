@@ -57,6 +57,8 @@
 #ifndef RESIDENT_OPS_H
 #define RESIDENT_OPS_H
 
+#include "resident/export.h"
+
 #include <stdint.h>
 #include "resident/array.h"
 #include "resident/stream.h"
@@ -103,41 +105,41 @@ static inline rs_scalar rs_scalar_complex(double re, double im) {
  * existing one). `where` is RS_MEM_DEVICE, RS_MEM_HOST, RS_MEM_PINNED, RS_MEM_MAPPED or
  * RS_MEM_MANAGED; device and managed arrays are filled on `stream`, host ones at once. */
 
-rs_status rs_empty(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
+RS_API rs_status rs_empty(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
                    const int64_t *shape, rs_dtype dtype);
-rs_status rs_zeros(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
+RS_API rs_status rs_zeros(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
                    const int64_t *shape, rs_dtype dtype, rs_stream *stream);
-rs_status rs_ones(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
+RS_API rs_status rs_ones(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
                   const int64_t *shape, rs_dtype dtype, rs_stream *stream);
-rs_status rs_full(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
+RS_API rs_status rs_full(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
                   const int64_t *shape, rs_dtype dtype, rs_scalar value, rs_stream *stream);
 
 /* [start, stop) by step: ceil((stop - start) / step) elements (0 if negative); step 0 is
  * RS_ERR_INVALID_ARGUMENT. Element i is start + i * step, computed in integers for
  * integer dtypes when start and step are integral, else in float64 and then cast. */
-rs_status rs_arange(rs_array **out, rs_context *ctx, rs_mem_kind where, double start,
+RS_API rs_status rs_arange(rs_array **out, rs_context *ctx, rs_mem_kind where, double start,
                     double stop, double step, rs_dtype dtype, rs_stream *stream);
 
 /* num evenly spaced values from start to stop (stop included when endpoint is 1), as
  * NumPy computes them (in float64, then cast; integers round towards minus infinity).
  * num < 0 is RS_ERR_INVALID_ARGUMENT. */
-rs_status rs_linspace(rs_array **out, rs_context *ctx, rs_mem_kind where, double start,
+RS_API rs_status rs_linspace(rs_array **out, rs_context *ctx, rs_mem_kind where, double start,
                       double stop, int64_t num, int endpoint, rs_dtype dtype, rs_stream *stream);
 
 /* n x m with ones on diagonal k (0 main, > 0 above, < 0 below). m < 0 means m = n. */
-rs_status rs_eye(rs_array **out, rs_context *ctx, rs_mem_kind where, int64_t n, int64_t m,
+RS_API rs_status rs_eye(rs_array **out, rs_context *ctx, rs_mem_kind where, int64_t n, int64_t m,
                  int64_t k, rs_dtype dtype, rs_stream *stream);
 
 /* The same, into an existing array (any view, any dtype). arange_into writes
  * start + i * step at the i-th element in C order; linspace_into needs a 1-d array;
  * eye_into a 2-d one. */
-rs_status rs_fill(rs_array *a, rs_scalar value, rs_stream *stream);
-rs_status rs_zeros_into(rs_array *a, rs_stream *stream);
-rs_status rs_ones_into(rs_array *a, rs_stream *stream);
-rs_status rs_arange_into(rs_array *a, double start, double step, rs_stream *stream);
-rs_status rs_linspace_into(rs_array *a, double start, double stop, int endpoint,
+RS_API rs_status rs_fill(rs_array *a, rs_scalar value, rs_stream *stream);
+RS_API rs_status rs_zeros_into(rs_array *a, rs_stream *stream);
+RS_API rs_status rs_ones_into(rs_array *a, rs_stream *stream);
+RS_API rs_status rs_arange_into(rs_array *a, double start, double step, rs_stream *stream);
+RS_API rs_status rs_linspace_into(rs_array *a, double start, double stop, int endpoint,
                            rs_stream *stream);
-rs_status rs_eye_into(rs_array *a, int64_t k, rs_stream *stream);
+RS_API rs_status rs_eye_into(rs_array *a, int64_t k, rs_stream *stream);
 
 /* ---- elementwise ------------------------------------------------------------------- */
 
@@ -219,46 +221,46 @@ typedef enum rs_op {
 } rs_op;
 
 /* NumPy's name of an op ("add"); "invalid" for a value that is not one. */
-const char *rs_op_name(rs_op op);
+RS_API const char *rs_op_name(rs_op op);
 /* 1 or 2; 0 for a value that is not an op. */
-int rs_op_arity(rs_op op);
+RS_API int rs_op_arity(rs_op op);
 
 /* Binary op with NumPy broadcasting: a op b. Shapes that do not broadcast are
  * RS_ERR_BROADCAST; an op the dtypes do not support (bitwise on floats, boolean subtract)
  * is RS_ERR_DTYPE. */
-rs_status rs_binary(rs_array **out, rs_op op, const rs_array *a, const rs_array *b,
+RS_API rs_status rs_binary(rs_array **out, rs_op op, const rs_array *a, const rs_array *b,
                     rs_stream *stream);
 /* a op s, and s op a. */
-rs_status rs_binary_scalar(rs_array **out, rs_op op, const rs_array *a, rs_scalar s,
+RS_API rs_status rs_binary_scalar(rs_array **out, rs_op op, const rs_array *a, rs_scalar s,
                            rs_stream *stream);
-rs_status rs_scalar_binary(rs_array **out, rs_op op, rs_scalar s, const rs_array *a,
+RS_API rs_status rs_scalar_binary(rs_array **out, rs_op op, rs_scalar s, const rs_array *a,
                            rs_stream *stream);
 /* Unary op. */
-rs_status rs_unary(rs_array **out, rs_op op, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_unary(rs_array **out, rs_op op, const rs_array *a, rs_stream *stream);
 
 /* The common ones by name (the rest through rs_binary / rs_unary). */
-rs_status rs_add(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
-rs_status rs_subtract(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
-rs_status rs_multiply(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
-rs_status rs_divide(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
-rs_status rs_add_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream);
-rs_status rs_multiply_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream);
-rs_status rs_sqrt(rs_array **out, const rs_array *a, rs_stream *stream);
-rs_status rs_exp(rs_array **out, const rs_array *a, rs_stream *stream);
-rs_status rs_log(rs_array **out, const rs_array *a, rs_stream *stream); /* natural logarithm */
+RS_API rs_status rs_add(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_subtract(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_multiply(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_divide(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_add_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream);
+RS_API rs_status rs_multiply_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream);
+RS_API rs_status rs_sqrt(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_exp(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_log(rs_array **out, const rs_array *a, rs_stream *stream); /* natural logarithm */
 
 /* cond ? a : b elementwise, the three broadcast together; cond of any dtype (nonzero is
  * true); a and b promote. */
-rs_status rs_where(rs_array **out, const rs_array *cond, const rs_array *a, const rs_array *b,
+RS_API rs_status rs_where(rs_array **out, const rs_array *cond, const rs_array *a, const rs_array *b,
                    rs_stream *stream);
 
 /* Convert to dtype (every cast allowed, as NumPy's astype: complex to real keeps the real
  * part, floats to integers truncate). With *out given, its dtype must be `dtype`. */
-rs_status rs_astype(rs_array **out, const rs_array *a, rs_dtype dtype, rs_stream *stream);
+RS_API rs_status rs_astype(rs_array **out, const rs_array *a, rs_dtype dtype, rs_stream *stream);
 
 /* A copy (same dtype) - C order for a new array. Unlike rs_array_copy it broadcasts a
  * into *out (np.copyto) and casts under "same_kind". */
-rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
 
 /* ---- fused expressions ------------------------------------------------------------- */
 /* An expression is built from arrays, scalars and elementwise ops and evaluated as ONE
@@ -287,20 +289,20 @@ rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
  * (one expression, one thread); evaluating is thread-safe as other ops. */
 typedef struct rs_expr rs_expr;
 
-rs_status rs_expr_create(rs_expr **out, rs_context *ctx);
-void rs_expr_destroy(rs_expr *e);
-int rs_expr_array(rs_expr *e, const rs_array *a);
-int rs_expr_scalar(rs_expr *e, rs_scalar s);
-int rs_expr_unary(rs_expr *e, rs_op op, int x);
-int rs_expr_binary(rs_expr *e, rs_op op, int x, int y);
-int rs_expr_where(rs_expr *e, int cond, int x, int y);
-int rs_expr_astype(rs_expr *e, int x, rs_dtype dtype);
+RS_API rs_status rs_expr_create(rs_expr **out, rs_context *ctx);
+RS_API void rs_expr_destroy(rs_expr *e);
+RS_API int rs_expr_array(rs_expr *e, const rs_array *a);
+RS_API int rs_expr_scalar(rs_expr *e, rs_scalar s);
+RS_API int rs_expr_unary(rs_expr *e, rs_op op, int x);
+RS_API int rs_expr_binary(rs_expr *e, rs_op op, int x, int y);
+RS_API int rs_expr_where(rs_expr *e, int cond, int x, int y);
+RS_API int rs_expr_astype(rs_expr *e, int x, rs_dtype dtype);
 /* Replace the array of node `node` (made by rs_expr_array) with another of the same
  * dtype and shape, so one expression runs over new data without being rebuilt. */
-rs_status rs_expr_rebind(rs_expr *e, int node, const rs_array *a);
-rs_status rs_expr_status(const rs_expr *e);
+RS_API rs_status rs_expr_rebind(rs_expr *e, int node, const rs_array *a);
+RS_API rs_status rs_expr_status(const rs_expr *e);
 /* Evaluate node `root` into *out (the rules of `out` above). */
-rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream);
+RS_API rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream);
 
 /* ---- single elements to the host --------------------------------------------------- */
 /* The one way a value computed on the device reaches the host: an explicit copy of one
@@ -308,12 +310,12 @@ rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream);
  * guard. index has ndim entries (negative ones count from the end) or is NULL for an
  * array of one element (a 0-d result of a full reduction). The call returns when the
  * value is there (it waits for the work on `stream` that produces it). */
-rs_status rs_array_item_to_host(void *dst, const rs_array *a, const int64_t *index,
+RS_API rs_status rs_array_item_to_host(void *dst, const rs_array *a, const int64_t *index,
                                 rs_stream *stream);
 /* The element converted to double (complex: the real part) or int64 (floats truncate). */
-rs_status rs_array_item_double(double *out, const rs_array *a, const int64_t *index,
+RS_API rs_status rs_array_item_double(double *out, const rs_array *a, const int64_t *index,
                                rs_stream *stream);
-rs_status rs_array_item_int64(int64_t *out, const rs_array *a, const int64_t *index,
+RS_API rs_status rs_array_item_int64(int64_t *out, const rs_array *a, const int64_t *index,
                               rs_stream *stream);
 
 /* ---- checks ------------------------------------------------------------------------ */
@@ -334,19 +336,19 @@ typedef struct rs_close_report {
  * NaN only with equal_nan; infinities must match exactly). actual and desired broadcast.
  * Computed where the data is; only the verdict and the worst element come to the host,
  * through the ledger. */
-rs_status rs_allclose(int *result, const rs_array *actual, const rs_array *desired,
+RS_API rs_status rs_allclose(int *result, const rs_array *actual, const rs_array *desired,
                       double rtol, double atol, int equal_nan, rs_stream *stream);
-rs_status rs_allclose_report(rs_close_report *report, const rs_array *actual,
+RS_API rs_status rs_allclose_report(rs_close_report *report, const rs_array *actual,
                              const rs_array *desired, double rtol, double atol,
                              int equal_nan, rs_stream *stream);
 /* RS_OK when close (NaN == NaN here, as numpy.testing), else RS_ERR_NOT_CLOSE with the
  * report's message as rs_last_error(): mismatched count, max differences, and the worst
  * element with its index. Shapes must be equal (RS_ERR_SHAPE). */
-rs_status rs_assert_allclose(const rs_array *actual, const rs_array *desired, double rtol,
+RS_API rs_status rs_assert_allclose(const rs_array *actual, const rs_array *desired, double rtol,
                              double atol, rs_stream *stream);
 /* Same shape and every element equal (NaN is not equal to NaN). Different shapes give 0,
  * not an error. */
-rs_status rs_array_equal(int *result, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_array_equal(int *result, const rs_array *a, const rs_array *b, rs_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,8 @@
 #ifndef RESIDENT_REDUCE_H
 #define RESIDENT_REDUCE_H
 
+#include "resident/export.h"
+
 #include "resident/array.h"
 #include "resident/stream.h"
 
@@ -48,30 +50,30 @@ typedef enum rs_reduce_op {
 } rs_reduce_op;
 
 /* "sum", "prod", ...; "invalid" otherwise. */
-const char *rs_reduce_op_name(rs_reduce_op op);
+RS_API const char *rs_reduce_op_name(rs_reduce_op op);
 
 /* The general form. argmin / argmax take one axis or all (then the index is into the
  * array flattened in C order). */
-rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxes,
+RS_API rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxes,
                     const int *axes, int keepdims, rs_stream *stream);
 
-rs_status rs_sum(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+RS_API rs_status rs_sum(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
-rs_status rs_prod(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+RS_API rs_status rs_prod(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                   rs_stream *stream);
-rs_status rs_mean(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+RS_API rs_status rs_mean(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                   rs_stream *stream);
-rs_status rs_min(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+RS_API rs_status rs_min(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
-rs_status rs_max(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+RS_API rs_status rs_max(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
-rs_status rs_all(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+RS_API rs_status rs_all(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
-rs_status rs_any(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
+RS_API rs_status rs_any(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
 /* axis RS_ALL_AXES: over the flattened array. */
-rs_status rs_argmin(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
-rs_status rs_argmax(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
+RS_API rs_status rs_argmin(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
+RS_API rs_status rs_argmax(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
 
 #ifdef __cplusplus
 }

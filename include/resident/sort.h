@@ -14,6 +14,8 @@
 #ifndef RESIDENT_SORT_H
 #define RESIDENT_SORT_H
 
+#include "resident/export.h"
+
 #include "resident/array.h"
 #include "resident/stream.h"
 
@@ -21,8 +23,8 @@
 extern "C" {
 #endif
 
-rs_status rs_sort(rs_array **out, const rs_array *a, rs_stream *stream);
-rs_status rs_argsort(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_sort(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_argsort(rs_array **out, const rs_array *a, rs_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 #ifndef RESIDENT_STATUS_H
 #define RESIDENT_STATUS_H
 
+#include "resident/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -66,18 +68,18 @@ typedef enum rs_status {
 } rs_status;
 
 /* The code's own name ("RS_ERR_SHAPE"), or "RS_UNKNOWN_STATUS". Thread-safe, static. */
-const char *rs_status_name(rs_status status);
+RS_API const char *rs_status_name(rs_status status);
 
 /* A short English description of the code. Thread-safe, static storage. */
-const char *rs_status_str(rs_status status);
+RS_API const char *rs_status_str(rs_status status);
 
 /* The message of the last failed call made by this thread ("" if none yet). The
  * storage is thread-local and stays valid until this thread's next failing call.
  * Thread-safe. */
-const char *rs_last_error(void);
+RS_API const char *rs_last_error(void);
 
 /* Forget this thread's last message. Thread-safe. */
-void rs_clear_error(void);
+RS_API void rs_clear_error(void);
 
 #ifdef __cplusplus
 }

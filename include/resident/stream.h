@@ -16,6 +16,8 @@
 #ifndef RESIDENT_STREAM_H
 #define RESIDENT_STREAM_H
 
+#include "resident/export.h"
+
 #include "resident/array.h"
 
 #ifdef __cplusplus
@@ -28,63 +30,63 @@ typedef struct rs_event rs_event;
 #define RS_STREAM_NON_BLOCKING 0x1u /* does not synchronize with the legacy default stream */
 
 /* A new stream, owned by the caller (rs_stream_destroy). */
-rs_status rs_stream_create(rs_stream **out, rs_context *ctx, unsigned flags);
+RS_API rs_status rs_stream_create(rs_stream **out, rs_context *ctx, unsigned flags);
 
 /* The context's built-in streams. They belong to the context: never destroy them
  * (rs_stream_destroy on them is RS_ERR_INVALID_ARGUMENT). */
-rs_stream *rs_stream_legacy(rs_context *ctx);      /* legacy default stream (what NULL means) */
-rs_stream *rs_stream_per_thread(rs_context *ctx);  /* the calling thread's default stream */
+RS_API rs_stream *rs_stream_legacy(rs_context *ctx);      /* legacy default stream (what NULL means) */
+RS_API rs_stream *rs_stream_per_thread(rs_context *ctx);  /* the calling thread's default stream */
 
 /* Wrap an external stream handle (a cudaStream_t on the CUDA backend; on the simulator,
  * a handle from rs_stream_native). The external owner keeps ownership of the handle;
  * rs_stream_destroy frees only the wrapper. */
-rs_status rs_stream_wrap(rs_stream **out, rs_context *ctx, void *native_handle);
+RS_API rs_status rs_stream_wrap(rs_stream **out, rs_context *ctx, void *native_handle);
 
 /* The backend's handle (cudaStream_t on CUDA). NULL means the legacy default stream. */
-void *rs_stream_native(rs_stream *s);
+RS_API void *rs_stream_native(rs_stream *s);
 
 /* Destroy a stream: work already queued still completes (the simulator waits for it here;
  * CUDA returns at once and finishes it in the background). */
-rs_status rs_stream_destroy(rs_stream *s);
+RS_API rs_status rs_stream_destroy(rs_stream *s);
 
 /* Block the host until all work queued on s has finished. */
-rs_status rs_stream_synchronize(rs_stream *s);
+RS_API rs_status rs_stream_synchronize(rs_stream *s);
 
 /* Non-blocking: *done = 1 if all work queued on s has finished, else 0. */
-rs_status rs_stream_query(rs_stream *s, int *done);
+RS_API rs_status rs_stream_query(rs_stream *s, int *done);
 
 /* Run fn(user_data) on a host thread once all work queued before it on s has finished.
  * The callback must not call into resident (as with cudaLaunchHostFunc). */
 typedef void (*rs_host_fn)(void *user_data);
-rs_status rs_stream_add_callback(rs_stream *s, rs_host_fn fn, void *user_data);
+RS_API rs_status rs_stream_add_callback(rs_stream *s, rs_host_fn fn, void *user_data);
 
 /* Make later work on s wait until ev has completed (the host does not wait). */
-rs_status rs_stream_wait_event(rs_stream *s, rs_event *ev);
+RS_API rs_status rs_stream_wait_event(rs_stream *s, rs_event *ev);
 
 /* Scoped auto-synchronize (Numba's `with stream.auto_synchronize()`): end synchronizes s
  * and returns its status. Scopes nest per stream; end without begin is RS_ERR_STATE. */
-rs_status rs_stream_auto_synchronize_begin(rs_stream *s);
-rs_status rs_stream_auto_synchronize_end(rs_stream *s);
+RS_API rs_status rs_stream_auto_synchronize_begin(rs_stream *s);
+RS_API rs_status rs_stream_auto_synchronize_end(rs_stream *s);
 
 /* Flags for rs_event_create. */
 #define RS_EVENT_DISABLE_TIMING 0x1u
 
 /* A new event, owned by the caller (rs_event_destroy). Timing is on by default. */
-rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags);
-rs_status rs_event_destroy(rs_event *ev);
+RS_API rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags);
+RS_API rs_status rs_event_destroy(rs_event *ev);
 
 /* Capture the work queued on s so far; the event completes when that work has. */
-rs_status rs_event_record(rs_event *ev, rs_stream *s);
+RS_API rs_status rs_event_record(rs_event *ev, rs_stream *s);
 
 /* Block the host until the last record of ev has completed (immediately if never recorded). */
-rs_status rs_event_synchronize(rs_event *ev);
+RS_API rs_status rs_event_synchronize(rs_event *ev);
 
 /* Non-blocking: *done = 1 if the last record has completed (or it was never recorded). */
-rs_status rs_event_query(rs_event *ev, int *done);
+RS_API rs_status rs_event_query(rs_event *ev, int *done);
 
 /* Milliseconds between two completed events (device clock). RS_ERR_NOT_READY if either
  * has not completed, RS_ERR_STATE if either was never recorded or has timing disabled. */
-rs_status rs_event_elapsed_ms(float *ms, rs_event *start, rs_event *end);
+RS_API rs_status rs_event_elapsed_ms(float *ms, rs_event *start, rs_event *end);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,8 @@
 #ifndef RESIDENT_TRANSFER_H
 #define RESIDENT_TRANSFER_H
 
+#include "resident/export.h"
+
 #include "resident/array.h"
 
 #ifdef __cplusplus
@@ -30,21 +32,21 @@ extern "C" {
 
 /* A new device array with src's shape and dtype (C or F order as src when src is
  * contiguous, else C), filled from src (any host-visible kind, or device). */
-rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags);
+RS_API rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags);
 
 /* Copy src into an existing device array of the same shape and dtype. */
-rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream);
+RS_API rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream);
 
 /* A new pageable host array (same shape and dtype) filled from src. */
-rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream *stream);
+RS_API rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream *stream);
 
 /* Copy src into an existing host-visible array (host, pinned, mapped or managed) of the
  * same shape and dtype. */
-rs_status rs_copy_to_host_into(rs_array *dst, const rs_array *src, rs_stream *stream);
+RS_API rs_status rs_copy_to_host_into(rs_array *dst, const rs_array *src, rs_stream *stream);
 
 /* The general copy: any kind to any kind (device-to-device, host-to-host too), same
  * shape and dtype. A shape or dtype mismatch is an error and nothing is written. */
-rs_status rs_array_copy(rs_array *dst, const rs_array *src, rs_stream *stream);
+RS_API rs_status rs_array_copy(rs_array *dst, const rs_array *src, rs_stream *stream);
 
 #ifdef __cplusplus
 }

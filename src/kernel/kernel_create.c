@@ -4,12 +4,9 @@
 #include <string.h>
 #include "core/error.h"
 #include "kernel/kernel_internal.h"
+#include "resident/version.h"
 #include "resident_device.h"
 #include "transfer/ledger_hooks.h"
-
-#ifndef RS_VERSION
-#define RS_VERSION "unknown"
-#endif
 
 /* Kernels live in a process-wide slab, like arrays in a context's: a destroyed handle
  * keeps a dead magic, so using it is RS_ERR_DESTROYED rather than a use after free. */
@@ -36,7 +33,7 @@ static rs_status rs_check_strings(int n, const char *const *list, const char *wh
 /* The cache key: everything the compiled code depends on. */
 static rs_status rs_build_key(rs_kbuf *key, const rs_kernel_backend *kb, const char *target,
                               const rs_kernel_source *src, int *barrier) {
-  RS_TRY(rs_kbuf_addf(key, "resident %s\nbackend %s\ntarget %s\nname %s\n", RS_VERSION, kb->name, target,
+  RS_TRY(rs_kbuf_addf(key, "resident %s\nbackend %s\ntarget %s\nname %s\n", rs_version(), kb->name, target,
                       src->name));
   for (int i = 0; i < src->noptions; i++) RS_TRY(rs_kbuf_addf(key, "option %s\n", src->options[i]));
   for (int i = 0; i < src->ninclude_paths; i++) RS_TRY(rs_kbuf_addf(key, "include %s\n", src->include_paths[i]));

@@ -87,7 +87,7 @@ rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_str
   RS_TRY(rs_array_check(b, who));
   if (a->ctx != b->ctx) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: operands belong to different contexts", who);
   if (a->ndim == 0 || b->ndim == 0) return rs_fail(RS_ERR_SHAPE, "%s: 0-d operands are not matrices (use multiply)", who);
-  rs_dtype dt;
+  rs_dtype dt = RS_FLOAT64; /* set by rs_linalg_dtype; initialised for the compiler */
   RS_TRY(rs_linalg_dtype(&dt, a->dtype, b->dtype, who));
   /* vectors become matrices: a (k) -> (1, k), b (k) -> (k, 1) */
   rs_array *av = NULL, *bv = NULL;
