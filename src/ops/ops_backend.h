@@ -13,7 +13,8 @@
  * Three tables exist: the simulator's and the CUDA backend's (device work), and the host
  * table: the simulator's native loops run at once on the calling thread, for ops whose
  * data is all on the host (its `b` and `stream` are ignored). The native loops are
- * written once (src/backend/sim/sim_ops_*.c) and serve the simulator and the host path.
+ * written once (src/native/) and serve the simulator and the host path. The plans are
+ * declared with them (src/native/plans.h).
  *
  * Included by C and by CUDA C++ (.cu) files.
  */
@@ -22,179 +23,11 @@
 
 #include <stdint.h>
 #include "backend/backend.h"
-#include "resident/ops.h"
-#include "resident/reduce.h"
+#include "native/plans.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- value classes: how a dtype's values are held while computing ------------------- */
-/* B bool (uint8 0/1), I int64 (every signed integer and uint8..uint32), U uint64,
- * F float (float16, float32), D double, C float complex, Z double complex. A value of a
- * narrower dtype held in its class is always exactly representable in that dtype (int8
- * values stay in -128..127 after every op: results are wrapped/rounded to the dtype). */
-typedef enum rs_cls {
-  RS_CLS_B = 0,
-  RS_CLS_I,
-  RS_CLS_U,
-  RS_CLS_F,
-  RS_CLS_D,
-  RS_CLS_C,
-  RS_CLS_Z,
-  RS_CLS_COUNT
-} rs_cls;
-
-/* ---- elementwise programs ---------------------------------------------------------- */
-/* A straight-line program over registers, one register per instruction (SSA): the
- * result of instruction k is register k. Plain ops are programs of a few instructions;
- * a fused expression is one program. Evaluated per element. */
-
-#define RS_EW_MAX_ARRAYS 16 /* inputs + outputs */
-#define RS_EW_MAX_INSTR 64
-
-typedef enum rs_ew_code {
-  RS_EW_LOAD = 0, /* array `a` (an input) at this element, in its own dtype */
-  RS_EW_CONST,    /* `value` converted to `dtype` */
-  RS_EW_INDEX,    /* the element's index in C order over the iteration shape (int64) */
-  RS_EW_CAST,     /* register `a` converted to `dtype` */
-  RS_EW_UNARY,    /* op(a) computed in `arg_dtype`'s class, result in `dtype` */
-  RS_EW_BINARY,   /* op(a, b), operands both of `arg_dtype` */
-  RS_EW_WHERE     /* a (bool) ? b : c, b and c of `dtype` */
-} rs_ew_code;
-
-typedef struct rs_ew_instr {
-  int code;           /* rs_ew_code */
-  int op;             /* rs_op for UNARY and BINARY */
-  rs_dtype dtype;     /* dtype of the result */
-  rs_dtype arg_dtype; /* UNARY / BINARY: dtype of the operands */
-  int a, b, c;        /* operand registers; LOAD: the input array's index */
-  rs_scalar value;    /* CONST */
-} rs_ew_instr;
-
-typedef struct rs_ew_program {
-  int ninstr;
-  rs_ew_instr instr[RS_EW_MAX_INSTR];
-  int ninputs;                          /* arrays 0 .. ninputs-1 are read */
-  rs_dtype in_dtype[RS_EW_MAX_ARRAYS];
-  int noutputs;                         /* arrays ninputs .. ninputs+noutputs-1 are written */
-  int out_reg[RS_EW_MAX_ARRAYS];        /* register stored to output j (its dtype = out_dtype) */
-  rs_dtype out_dtype[RS_EW_MAX_ARRAYS];
-} rs_ew_program;
-
-/* Where the program runs: an iteration space of `shape` (dims outermost first, already
- * collapsed and ordered for memory access) and, per array, the address of the first
- * element and byte strides (0 along broadcast axes). index_strides gives each element's
- * logical C-order index: sum idx[k] * index_strides[k]. count > 0. */
-typedef struct rs_ew_geom {
-  int ndim; /* >= 1 */
-  int64_t shape[RS_MAX_DIMS];
-  int64_t count;
-  int narrays; /* ninputs + noutputs */
-  char *ptr[RS_EW_MAX_ARRAYS];
-  int64_t strides[RS_EW_MAX_ARRAYS][RS_MAX_DIMS];
-  int64_t index_strides[RS_MAX_DIMS];
-  const char *cache_dir; /* where generated kernels are cached on disk ("" = memory only) */
-  size_t cache_max;      /* the disk cache's limit (0 = none) */
-} rs_ew_geom;
-
-/* ---- reductions -------------------------------------------------------------------- */
-/* Output element o is the reduction over the "reduced" dims at the position given by the
- * "kept" dims. Kept dims: input and output byte strides; reduced dims: input strides, in
- * the input's logical (C) order so that the running index r over them is the
- * argmin/argmax answer. nkeep or nred may be 0 (n_out or n_red then 1 ... n_red 0 means
- * an empty reduction: the op's identity). */
-typedef struct rs_reduce_plan {
-  rs_reduce_op op;
-  rs_dtype in_dtype;
-  rs_dtype out_dtype;
-  const char *in;
-  char *out;
-  int nkeep;
-  int64_t keep_shape[RS_MAX_DIMS];
-  int64_t keep_in_strides[RS_MAX_DIMS];
-  int64_t keep_out_strides[RS_MAX_DIMS];
-  int nred;
-  int64_t red_shape[RS_MAX_DIMS];
-  int64_t red_strides[RS_MAX_DIMS];
-  int64_t n_out, n_red;
-  const char *cache_dir; /* as in rs_ew_geom */
-  size_t cache_max;
-} rs_reduce_plan;
-
-/* The class a reduction accumulates in (sum of float32 in double, ...). */
-rs_cls rs_reduce_acc_cls(rs_reduce_op op, rs_dtype in_dtype);
-
-/* ---- sort -------------------------------------------------------------------------- */
-/* rows x n elements, C-contiguous. sort: dst (may equal src) gets the sorted rows.
- * argsort: indices (int64, rows x n) gets each row's stable order; dst is NULL. */
-typedef struct rs_sort_plan {
-  rs_dtype dtype;
-  int argsort;
-  int64_t rows, n;
-  const void *src;
-  void *dst;
-  int64_t *indices;
-} rs_sort_plan;
-
-/* ---- random ------------------------------------------------------------------------ */
-typedef enum rs_random_kind { RS_RANDOM_UNIFORM = 0, RS_RANDOM_NORMAL, RS_RANDOM_INTEGERS } rs_random_kind;
-
-/* Element i (C order over shape) takes Philox4x32-10 block (offset + i) under key seed. */
-typedef struct rs_random_plan {
-  rs_random_kind kind;
-  rs_dtype dtype;
-  uint64_t seed, offset;
-  double a, b;    /* uniform [a, b); normal mean a, standard deviation b */
-  int64_t lo, hi; /* integers [lo, hi) */
-  char *ptr;      /* element 0 */
-  int ndim;
-  int64_t shape[RS_MAX_DIMS];
-  int64_t strides[RS_MAX_DIMS];
-  int64_t count; /* > 0 */
-} rs_random_plan;
-
-/* ---- linear algebra ---------------------------------------------------------------- */
-/* C[q] = A[q] @ B[q] for q < batch; A m x k, B k x n, C m x n, all byte strides. For the
- * device tables every matrix has a unit (itemsize) stride on one of its two axes and the
- * other at least the matrix's extent along the first (a BLAS layout), and C does not
- * overlap A or B. */
-typedef struct rs_matmul_plan {
-  rs_dtype dtype; /* float32, float64, complex64, complex128 */
-  int64_t batch, m, n, k;
-  const char *a;
-  int64_t a_bs, a_rs, a_cs;
-  const char *b;
-  int64_t b_bs, b_rs, b_cs;
-  char *c;
-  int64_t c_bs, c_rs, c_cs;
-} rs_matmul_plan;
-
-/* batch matrices m x n (C-contiguous, m, n >= 1), k = min(m, n). Outputs C-contiguous:
- * u batch x m x (full ? m : k), s batch x k (real dtype), vh batch x (full ? n : k) x n.
- * u and vh are NULL when !compute_uv. *info (device int32) becomes 0, or a positive value
- * if some matrix did not converge. `a` is not modified. */
-typedef struct rs_svd_plan {
-  rs_dtype dtype;
-  int64_t batch, m, n;
-  int full, compute_uv;
-  const void *a;
-  void *u, *s, *vh;
-  int32_t *info;
-} rs_svd_plan;
-
-/* Solve a[q] x = b[q] for q < batch, in place: a batch x n x n, each matrix row-major
- * (C); b batch x n x k, each matrix COLUMN-major (LAPACK's layout, so one right-hand
- * side is contiguous), overwritten with x. Both are private copies the backend may
- * overwrite. n, k >= 1. *info (device int32) becomes 0, or 1 when some a[q] is
- * singular. */
-typedef struct rs_solve_plan {
-  rs_dtype dtype;
-  int64_t batch, n, k;
-  void *a;
-  void *b;
-  int32_t *info;
-} rs_solve_plan;
 
 /* ---- the table --------------------------------------------------------------------- */
 typedef struct rs_ops_backend {

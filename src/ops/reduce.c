@@ -2,7 +2,7 @@
  * the backend (src/ops/ops_backend.h). */
 #include <string.h>
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
 #include "resident/reduce.h"
 #include "transfer/copy.h"

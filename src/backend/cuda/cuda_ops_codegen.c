@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
-#include "backend/sim/sim_ops.h"
-#include "ops/dtype_rules.h"
+#include "native/native.h"
+#include "core/dtype_rules.h"
 
 #define UNROLL 4
 

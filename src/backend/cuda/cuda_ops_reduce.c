@@ -6,7 +6,7 @@
  * partial results are combined in order (so results do not depend on timing). */
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 
 enum { MODE_THREAD = 0, MODE_PARTIAL = 1, MODE_BLOCK = 2, MODE_FINAL = 3 };
 

@@ -4,21 +4,10 @@
  * allocated here - before queuing - so the work itself cannot fail. */
 #include <stdlib.h>
 #include <string.h>
-#include "backend/sim/sim.h"
-#include "backend/sim/sim_ops.h"
+#include "backend/sim/sim_internal.h"
+#include "native/native.h"
+#include "ops/ops_backend.h"
 #include "core/error.h"
-
-void rs_native_for(rs_backend *sim, int64_t n, void (*body)(int64_t, int64_t, void *), void *arg) {
-  if (sim)
-    rs_sim_parallel_for(sim, n, body, arg);
-  else
-    body(0, n, arg);
-}
-
-/* Below this much work the pool's hand-off costs more than it saves. */
-int rs_native_parallel(rs_backend *sim, int64_t work) {
-  return sim && work >= 65536 && rs_sim_thread_count(sim) > 1;
-}
 
 static void *tr(const void *p) { return rs_sim_translate(p); }
 
@@ -56,7 +45,7 @@ typedef struct ew_task {
 
 static void ew_run(void *arg) {
   ew_task *t = arg;
-  rs_native_ew(t->h.b, &t->p, &t->g);
+  rs_native_ew(&t->h.b->pool, &t->p, &t->g);
 }
 
 static rs_status sim_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream) {
@@ -83,7 +72,7 @@ typedef struct reduce_task {
 
 static void reduce_run(void *arg) {
   reduce_task *t = arg;
-  rs_native_reduce(t->h.b, &t->p, t->h.scratch);
+  rs_native_reduce(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status alloc_scratch(void **out, size_t bytes, const char *what) {
@@ -125,7 +114,7 @@ typedef struct sort_task {
 
 static void sort_run(void *arg) {
   sort_task *t = arg;
-  rs_native_sort(t->h.b, &t->p, t->h.scratch);
+  rs_native_sort(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status sim_sort(rs_backend *b, const rs_sort_plan *p, void *stream) {
@@ -161,7 +150,7 @@ typedef struct random_task {
 
 static void random_run(void *arg) {
   random_task *t = arg;
-  rs_native_random(t->h.b, &t->p);
+  rs_native_random(&t->h.b->pool, &t->p);
 }
 
 static rs_status sim_random(rs_backend *b, const rs_random_plan *p, void *stream) {
@@ -187,7 +176,7 @@ typedef struct matmul_task {
 
 static void matmul_run(void *arg) {
   matmul_task *t = arg;
-  rs_native_matmul(t->h.b, &t->p);
+  rs_native_matmul(&t->h.b->pool, &t->p);
 }
 
 static rs_status sim_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream) {
@@ -215,7 +204,7 @@ typedef struct svd_task {
 
 static void svd_run(void *arg) {
   svd_task *t = arg;
-  rs_native_svd(t->h.b, &t->p, t->h.scratch);
+  rs_native_svd(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status sim_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
@@ -253,7 +242,7 @@ typedef struct solve_task {
 
 static void solve_run(void *arg) {
   solve_task *t = arg;
-  rs_native_solve(t->h.b, &t->p, t->h.scratch);
+  rs_native_solve(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status sim_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
