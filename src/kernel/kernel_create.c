@@ -34,7 +34,7 @@ static rs_status rs_check_strings(int n, const char *const *list, const char *wh
 }
 
 /* The cache key: everything the compiled code depends on. */
-static rs_status rs_build_key(rs_kbuf *key, const rs_kernel_backend *kb, const char *target,
+static rs_status rs_build_key(rs_kbuf *key, const rs_kernel_table *kb, const char *target,
                               const rs_kernel_source *src, int *barrier) {
   RS_TRY(rs_kbuf_addf(key, "resident %s\nbackend %s\ntarget %s\nname %s\n", RS_VERSION, kb->name, target,
                       src->name));
@@ -50,7 +50,7 @@ static rs_status rs_build_key(rs_kbuf *key, const rs_kernel_backend *kb, const c
 }
 
 /* The image for src: from the cache, else compiled (and then cached). */
-static rs_status rs_get_image(rs_context *ctx, const rs_kernel_backend *kb, const rs_kernel_source *src,
+static rs_status rs_get_image(rs_context *ctx, const rs_kernel_table *kb, const rs_kernel_source *src,
                               unsigned flags, const char *prefix, int *barrier, void **image,
                               size_t *bytes, rs_kernel_origin *origin) {
   char target[256];
@@ -115,7 +115,8 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
   double t0 = rs_now_ms();
   char prefix[200];
   snprintf(prefix, sizeof prefix, "kernel '%s' (%s)", name, file);
-  const rs_kernel_backend *kb = rs_kernel_backend_for(ctx->kind);
+  const rs_backend_desc *desc = rs_backend_get(ctx->kind);
+  const rs_kernel_table *kb = desc ? desc->kernels : NULL;
   if (!kb) return rs_fail(RS_ERR_UNSUPPORTED, "%s: this build has no user kernels for the %s backend", prefix,
                           rs_backend_name(ctx->kind));
   rs_kernel_options none = {0};

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/handles.h"
 #include "core/objects.h"
-#include "kernel/kernel_backend.h"
+#include "backend/kernel_table.h"
 #include "resident/kernel.h"
 
 #define RS_MAGIC_KERNEL 0x4B524E4Cu /* "KRNL" */
@@ -38,7 +38,7 @@ typedef struct rs_kparam {
 struct rs_kernel {
   rs_handle_header header;
   rs_context *ctx;
-  const rs_kernel_backend *kb;
+  const rs_kernel_table *kb;
   void *module;
   void *fn;
   char name[128];

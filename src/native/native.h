@@ -12,6 +12,8 @@
 #include <complex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include "core/error.h"
 #include "core/thread_pool.h"
 #include "native/plans.h"
 
@@ -43,6 +45,16 @@ static inline void rs_native_for(rs_thread_pool *pool, int64_t n,
  * it saves. */
 static inline int rs_native_parallel(rs_thread_pool *pool, int64_t work) {
   return pool && work >= 65536 && rs_thread_pool_threads(pool) > 1;
+}
+
+/* Scratch memory for a loop that asks for it (*out NULL when bytes is 0), allocated
+ * before the work so the work cannot fail. `who` names the caller in the message. */
+static inline rs_status rs_native_scratch(void **out, size_t bytes, const char *who) {
+  *out = NULL;
+  if (bytes == 0) return RS_OK;
+  *out = malloc(bytes);
+  if (!*out) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no host memory for %zu bytes of scratch", who, bytes);
+  return RS_OK;
 }
 
 /* ---- values (native_convert.c) ---- */

@@ -1,5 +1,5 @@
 /* Reductions: axes, result dtypes and shapes, then a plan of kept and reduced axes for
- * the backend (src/ops/ops_backend.h). */
+ * the backend (src/backend/ops_table.h). */
 #include <string.h>
 #include "core/error.h"
 #include "core/dtype_rules.h"

@@ -370,7 +370,7 @@ static rs_dtype class_dtype(rs_cls c) {
 }
 
 /* The accumulator type, identity, combination and final store, mirroring
- * src/backend/sim/sim_ops_reduce.c: NaN wins min/max (first NaN for arg), the first
+ * src/native/native_reduce.c: NaN wins min/max (first NaN for arg), the first
  * of equal extremes wins, sums of floats in double, integers wrap. */
 static void reduce_helpers(sbuf *b, const rs_reduce_plan *p) {
   rs_cls acc = rs_reduce_acc_cls(p->op, p->in_dtype), in = rs_dtype_cls(p->in_dtype);

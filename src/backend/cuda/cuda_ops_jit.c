@@ -39,7 +39,7 @@ static void *lookup_locked(size_t bucket, int device, const void *key, size_t ke
 }
 
 /* The image for source: from the kernel layer's cache, else compiled and cached. */
-static rs_status get_image(rs_backend *b, const rs_kernel_backend *kb, const char *source, const char *name,
+static rs_status get_image(rs_backend *b, const rs_kernel_table *kb, const char *source, const char *name,
                            int uses_barrier, const char *cache_dir, size_t cache_max, void **image, size_t *bytes) {
   static const char *const options[] = {"-std=c++17", "-fmad=false"};
   char target[256];
@@ -82,8 +82,7 @@ rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, con
   if (*fn) return RS_OK;
   /* A miss compiles outside the lock: two threads may compile the same kernel once each,
    * which is harmless; the first one in the table wins. */
-  const rs_kernel_backend *kb = rs_kernel_backend_for(RS_BACKEND_CUDA);
-  if (!kb) return rs_fail(RS_ERR_UNSUPPORTED, "array operations: no CUDA kernel backend in this build");
+  const rs_kernel_table *kb = &rs_cuda_kernels;
   char *source = NULL;
   RS_TRY(make_source(&source, arg));
   void *image = NULL, *module = NULL, *f = NULL;

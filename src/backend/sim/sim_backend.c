@@ -159,7 +159,7 @@ static rs_status sim_mem_info(rs_backend *b, size_t *free_bytes, size_t *total_b
   return RS_OK;
 }
 
-const rs_backend_vtable rs_backend_sim = {
+const rs_backend_vtable rs_sim_vtable = {
     .name = "sim",
     .kind = RS_BACKEND_SIM,
     .device_count = sim_device_count,

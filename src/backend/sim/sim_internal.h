@@ -186,4 +186,9 @@ rs_status sim_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end)
 /* An errno's text without strerror's shared buffer. */
 const char *sim_errno_text(int err, char *buf, size_t len);
 
+/* The tables of the simulator's descriptor (sim_desc.c). */
+extern const rs_backend_vtable rs_sim_vtable;
+extern const rs_kernel_table rs_sim_kernels;
+extern const rs_ops_table rs_sim_ops;
+
 #endif

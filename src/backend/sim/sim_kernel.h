@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
-#include "kernel/kernel_backend.h"
+#include "backend/kernel_table.h"
 
 #define RS_SIM_ABI 1u
 

@@ -1,5 +1,5 @@
-/* Internal: what array operations ask of a backend - a table of its own, beside the
- * backend interface (src/backend/backend.h), so ops grow without touching that interface.
+/* Internal: what array operations ask of a backend - the ops table of its descriptor
+ * (src/backend/backend.h), so ops grow without touching the runtime table.
  *
  * The ops layer (src/ops) does everything that does not depend on where the data is:
  * validation, type promotion, broadcasting, result allocation, the decision where an op
@@ -11,15 +11,15 @@
  * memory ordered on the stream.
  *
  * Three tables exist: the simulator's and the CUDA backend's (device work), and the host
- * table: the simulator's native loops run at once on the calling thread, for ops whose
- * data is all on the host (its `b` and `stream` are ignored). The native loops are
+ * table (src/backend/host_ops.c): the native loops run at once on the calling thread, for
+ * ops whose data is all on the host (its `b` and `stream` are ignored). The native loops are
  * written once (src/native/) and serve the simulator and the host path. The plans are
  * declared with them (src/native/plans.h).
  *
  * Included by C and by CUDA C++ (.cu) files.
  */
-#ifndef RS_OPS_BACKEND_H
-#define RS_OPS_BACKEND_H
+#ifndef RS_BACKEND_OPS_TABLE_H
+#define RS_BACKEND_OPS_TABLE_H
 
 #include <stdint.h>
 #include "backend/backend.h"
@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* ---- the table --------------------------------------------------------------------- */
-typedef struct rs_ops_backend {
+typedef struct rs_ops_table {
   const char *name;
   rs_status (*ew)(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream);
   rs_status (*reduce)(rs_backend *b, const rs_reduce_plan *p, void *stream);
@@ -39,19 +39,11 @@ typedef struct rs_ops_backend {
   rs_status (*matmul)(rs_backend *b, const rs_matmul_plan *p, void *stream);
   rs_status (*svd)(rs_backend *b, const rs_svd_plan *p, void *stream);
   rs_status (*solve)(rs_backend *b, const rs_solve_plan *p, void *stream);
-} rs_ops_backend;
+} rs_ops_table;
 
-/* The device-side table of a backend (NULL if that backend is not built in). */
-const rs_ops_backend *rs_ops_backend_for(rs_backend_kind kind);
-
-/* The host path: native loops run synchronously on the calling thread. */
-const rs_ops_backend *rs_ops_host(void);
-
-extern const rs_ops_backend rs_ops_sim;
-extern const rs_ops_backend rs_ops_host_table;
-#ifdef RS_HAVE_CUDA
-extern const rs_ops_backend rs_ops_cuda;
-#endif
+/* The host path: native loops run synchronously on the calling thread. A device
+ * backend's table is its descriptor's `ops`. */
+extern const rs_ops_table rs_ops_host;
 
 #ifdef __cplusplus
 }
