@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+struct rs_jit_service;
+
 /* ---- elementwise programs ---------------------------------------------------------- */
 /* A straight-line program over registers, one register per instruction (SSA): the
  * result of instruction k is register k. Plain ops are programs of a few instructions;
@@ -65,6 +67,9 @@ typedef struct rs_ew_geom {
   char *ptr[RS_EW_MAX_ARRAYS];
   int64_t strides[RS_EW_MAX_ARRAYS][RS_MAX_DIMS];
   int64_t index_strides[RS_MAX_DIMS];
+  /* for backends that generate code for the plan (the native loops ignore these): the
+   * compile service (src/backend/jit.h) and its disk cache */
+  const struct rs_jit_service *jit;
   const char *cache_dir; /* where generated kernels are cached on disk ("" = memory only) */
   size_t cache_max;      /* the disk cache's limit (0 = none) */
 } rs_ew_geom;
@@ -89,7 +94,8 @@ typedef struct rs_reduce_plan {
   int64_t red_shape[RS_MAX_DIMS];
   int64_t red_strides[RS_MAX_DIMS];
   int64_t n_out, n_red;
-  const char *cache_dir; /* as in rs_ew_geom */
+  const struct rs_jit_service *jit; /* as in rs_ew_geom */
+  const char *cache_dir;
   size_t cache_max;
 } rs_reduce_plan;
 
