@@ -34,18 +34,18 @@ static rs_status rs_check_strings(int n, const char *const *list, const char *wh
 }
 
 /* The cache key: everything the compiled code depends on. */
-static rs_status rs_build_key(rs_kbuf *key, const rs_kernel_table *kb, const char *target,
+static rs_status rs_build_key(rs_textbuf *key, const rs_kernel_table *kb, const char *target,
                               const rs_kernel_source *src, int *barrier) {
-  RS_TRY(rs_kbuf_addf(key, "resident %s\nbackend %s\ntarget %s\nname %s\n", RS_VERSION, kb->name, target,
+  RS_TRY(rs_textbuf_addf(key, "resident %s\nbackend %s\ntarget %s\nname %s\n", RS_VERSION, kb->name, target,
                       src->name));
-  for (int i = 0; i < src->noptions; i++) RS_TRY(rs_kbuf_addf(key, "option %s\n", src->options[i]));
-  for (int i = 0; i < src->ninclude_paths; i++) RS_TRY(rs_kbuf_addf(key, "include %s\n", src->include_paths[i]));
+  for (int i = 0; i < src->noptions; i++) RS_TRY(rs_textbuf_addf(key, "option %s\n", src->options[i]));
+  for (int i = 0; i < src->ninclude_paths; i++) RS_TRY(rs_textbuf_addf(key, "include %s\n", src->include_paths[i]));
   /* The device header too: it is the library's, but a development build may change it
    * without a new version number. */
-  RS_TRY(rs_kbuf_addf(key, "device-header %zu\n", strlen(rs_kernel_device_header())));
-  RS_TRY(rs_kbuf_add(key, rs_kernel_device_header(), strlen(rs_kernel_device_header())));
-  RS_TRY(rs_kbuf_addf(key, "\nsource %zu\n", strlen(src->text)));
-  RS_TRY(rs_kbuf_add(key, src->text, strlen(src->text)));
+  RS_TRY(rs_textbuf_addf(key, "device-header %zu\n", strlen(rs_kernel_device_header())));
+  RS_TRY(rs_textbuf_add(key, rs_kernel_device_header(), strlen(rs_kernel_device_header())));
+  RS_TRY(rs_textbuf_addf(key, "\nsource %zu\n", strlen(src->text)));
+  RS_TRY(rs_textbuf_add(key, src->text, strlen(src->text)));
   return rs_ksrc_add_headers(key, src->text, src->ninclude_paths, src->include_paths, barrier);
 }
 
@@ -55,15 +55,15 @@ static rs_status rs_get_image(rs_context *ctx, const rs_kernel_table *kb, const 
                               size_t *bytes, rs_kernel_origin *origin) {
   char target[256];
   RS_TRY(kb->target(ctx->be, target, sizeof target));
-  rs_kbuf key = {0};
+  rs_textbuf key = {0};
   rs_status st = rs_build_key(&key, kb, target, src, barrier);
   if (st != RS_OK) {
-    rs_kbuf_free(&key);
+    rs_textbuf_free(&key);
     return st;
   }
   if (!(flags & RS_KERNEL_NO_CACHE) &&
       rs_kcache_get(kb->name, &key, ctx->cfg.cache_dir, image, bytes, origin) == RS_OK) {
-    rs_kbuf_free(&key);
+    rs_textbuf_free(&key);
     rs_klog_set(NULL);
     return RS_OK;
   }
@@ -81,7 +81,7 @@ static rs_status rs_get_image(rs_context *ctx, const rs_kernel_table *kb, const 
     if (!(flags & RS_KERNEL_NO_CACHE)) rs_kcache_put(kb->name, &key, ctx->cfg.cache_dir, ctx->cfg.cache_max, *image, *bytes);
   }
   rs_klog_set(log);
-  rs_kbuf_free(&key);
+  rs_textbuf_free(&key);
   return st;
 }
 

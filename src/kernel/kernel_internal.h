@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "core/error.h"
 #include "core/handles.h"
+#include "core/textbuf.h"
 #include "core/objects.h"
 #include "backend/kernel_table.h"
 #include "resident/kernel.h"
@@ -68,21 +69,12 @@ char *rs_ksrc_blank(const char *text);
 /* 1 if the identifier `word` occurs as a whole token in blanked text. */
 int rs_ksrc_has_token(const char *blanked, const char *word);
 
-/* A growable, always NUL-terminated byte buffer (kernel_buf.c). */
-typedef struct rs_kbuf {
-  char *data;
-  size_t len, cap;
-} rs_kbuf;
-rs_status rs_kbuf_add(rs_kbuf *b, const void *data, size_t len);
-rs_status rs_kbuf_addf(rs_kbuf *b, const char *fmt, ...) RS_PRINTF(2, 3);
-void rs_kbuf_free(rs_kbuf *b);
-
 /* The user headers a source includes, found in the include paths (recursively; system
  * headers and resident_device.h are not looked for). Each is appended to *key as
  * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
  * RS_ERR_HOST_OUT_OF_MEMORY is the only error: an unreadable header is left to the
  * compiler to report. */
-rs_status rs_ksrc_add_headers(rs_kbuf *key, const char *text, int ninclude, const char *const *include,
+rs_status rs_ksrc_add_headers(rs_textbuf *key, const char *text, int ninclude, const char *const *include,
                               int *barrier);
 
 /* Read a whole file (NUL-terminated, malloc'ed). RS_ERR_NOT_FOUND / RS_ERR_INVALID_ARGUMENT
@@ -100,12 +92,12 @@ rs_status rs_kparse_params(const char *blanked, const char *name, rs_kparam *par
 
 /* The image compiled for key, from memory or else the disk directory dir (may be ""): a
  * malloc'ed copy in *image, and where it came from. RS_ERR_NOT_FOUND on a miss. */
-rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir, void **image,
+rs_status rs_kcache_get(const char *backend, const rs_textbuf *key, const char *dir, void **image,
                         size_t *bytes, rs_kernel_origin *origin);
 
 /* Remember a freshly compiled image in memory and (best effort) on disk, keeping the
  * disk directory under max_bytes (0 = no limit; RESIDENT_CACHE_MAX). */
-void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, size_t max_bytes, const void *image,
+void rs_kcache_put(const char *backend, const rs_textbuf *key, const char *dir, size_t max_bytes, const void *image,
                    size_t bytes);
 
 /* The disk cache's limit (kernel_cache_evict.c): mark a file used (a disk hit), and
