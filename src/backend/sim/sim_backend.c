@@ -200,10 +200,3 @@ const rs_backend_vtable rs_sim_vtable = {
     .device_async_trim = sim_device_async_trim,
     .device_async_usage = sim_device_async_usage,
 };
-
-int rs_sim_thread_count(const rs_backend *b) { return rs_thread_pool_threads(&b->pool); }
-
-void rs_sim_parallel_for(rs_backend *b, int64_t n, void (*body)(int64_t begin, int64_t end, void *arg),
-                         void *arg) {
-  rs_thread_pool_run(&b->pool, n, body, arg);
-}

@@ -1,4 +1,4 @@
-/* Private to the simulator's user-kernel files (sim_kernel*.c, sim_fiber.c).
+/* Private to the simulator's user-kernel files (sim_kernel*.c, sim_kmodule.c, sim_fiber.c).
  *
  * A user kernel runs on the simulator as a shared object built by the host C++ compiler
  * from the user's source, a shim header (sim_kernel_shim.cpp) and a small entry stub. The
@@ -93,7 +93,7 @@ void sim_fiber_destroy(sim_fiber *f);
 void *sim_stack_alloc(size_t size);
 void sim_stack_free(void *stack, size_t size);
 
-/* ---- a loaded kernel object (sim_kernel_load.c) ------------------------------------------- */
+/* ---- a loaded kernel object (sim_kernel_load.c; lifetime and faults: sim_kmodule.c) ------- */
 
 typedef struct sim_kmodule {
   _Atomic int refs; /* the owner's, plus one per queued launch */
