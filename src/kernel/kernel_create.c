@@ -61,24 +61,15 @@ static rs_status rs_get_image(rs_context *ctx, const rs_kernel_table *kb, const 
     rs_textbuf_free(&key);
     return st;
   }
-  if (!(flags & RS_KERNEL_NO_CACHE) &&
-      rs_kcache_get(kb->name, &key, ctx->cfg.cache_dir, image, bytes, origin) == RS_OK) {
-    rs_textbuf_free(&key);
-    rs_klog_set(NULL);
-    return RS_OK;
-  }
   rs_kernel_source with_barrier = *src;
   with_barrier.uses_barrier = *barrier;
   char *log = NULL;
-  st = kb->compile(ctx->be, &with_barrier, image, bytes, &log);
-  rs_kcache_count_compile();
+  st = rs_kcache_compile(ctx->be, kb, &key, &with_barrier, ctx->cfg.cache_dir, ctx->cfg.cache_max,
+                         !(flags & RS_KERNEL_NO_CACHE), image, bytes, origin, &log);
   if (st != RS_OK) {
     char reason[512];
     snprintf(reason, sizeof reason, "%s", rs_last_error());
     rs_klog_fail(st, prefix, reason, log);
-  } else {
-    *origin = RS_KERNEL_COMPILED;
-    if (!(flags & RS_KERNEL_NO_CACHE)) rs_kcache_put(kb->name, &key, ctx->cfg.cache_dir, ctx->cfg.cache_max, *image, *bytes);
   }
   rs_klog_set(log);
   rs_textbuf_free(&key);

@@ -110,6 +110,13 @@ int64_t rs_kcache_evictions(void);
 /* Count a compile (for rs_kernel_cache_get_stats). */
 void rs_kcache_count_compile(void);
 
+/* The image for src under key (kernel_jit.c): from the cache when use_cache, else compiled
+ * by kt (counted, and cached when use_cache). *origin says which. *log is the compiler's
+ * output (malloc'ed, may be NULL; the caller frees it), also on success. */
+rs_status rs_kcache_compile(rs_backend *b, const rs_kernel_table *kt, const rs_textbuf *key, const rs_kernel_source *src,
+                            const char *cache_dir, size_t cache_max, int use_cache, void **image, size_t *bytes,
+                            rs_kernel_origin *origin, char **log);
+
 /* ---- the compile log (kernel_log.c) ---------------------------------------------------- */
 
 /* Make log (malloc'ed, may be NULL; ownership taken) this thread's rs_kernel_last_log. */

@@ -15,24 +15,29 @@ static rs_status rs_jit_key(rs_textbuf *key, rs_backend *b, const rs_kernel_tabl
   return rs_textbuf_add(key, src->text, strlen(src->text));
 }
 
+rs_status rs_kcache_compile(rs_backend *b, const rs_kernel_table *kt, const rs_textbuf *key, const rs_kernel_source *src,
+                            const char *cache_dir, size_t cache_max, int use_cache, void **image, size_t *bytes,
+                            rs_kernel_origin *origin, char **log) {
+  *log = NULL;
+  if (use_cache && rs_kcache_get(kt->name, key, cache_dir, image, bytes, origin) == RS_OK) return RS_OK;
+  rs_status st = kt->compile(b, src, image, bytes, log);
+  rs_kcache_count_compile();
+  if (st != RS_OK) return st;
+  *origin = RS_KERNEL_COMPILED;
+  if (use_cache) rs_kcache_put(kt->name, key, cache_dir, cache_max, *image, *bytes);
+  return RS_OK;
+}
+
 static rs_status rs_jit_image(rs_backend *b, const rs_kernel_table *kt, const rs_kernel_source *src, const char *salt,
                               const char *cache_dir, size_t cache_max, void **image, size_t *bytes, char **log) {
   *log = NULL;
   rs_textbuf key = {0};
-  rs_status st = rs_jit_key(&key, b, kt, src, salt);
   rs_kernel_origin origin;
-  if (st == RS_OK && rs_kcache_get(kt->name, &key, cache_dir, image, bytes, &origin) == RS_OK) {
-    rs_textbuf_free(&key);
-    return RS_OK;
-  }
+  rs_status st = rs_jit_key(&key, b, kt, src, salt);
+  if (st == RS_OK) st = rs_kcache_compile(b, kt, &key, src, cache_dir, cache_max, 1, image, bytes, &origin, log);
   if (st == RS_OK) {
-    st = kt->compile(b, src, image, bytes, log);
-    rs_kcache_count_compile();
-    if (st == RS_OK) {
-      rs_kcache_put(kt->name, &key, cache_dir, cache_max, *image, *bytes);
-      free(*log);
-      *log = NULL;
-    }
+    free(*log); /* a clean compile's warnings are of no use for generated code */
+    *log = NULL;
   }
   rs_textbuf_free(&key);
   return st;

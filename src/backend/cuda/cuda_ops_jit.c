@@ -47,7 +47,7 @@ static rs_status get_image(rs_backend *b, const rs_jit_service *jit, const char 
   rs_kernel_source src = {source, source, name, "<resident array operation>", 2, options, 0, NULL, uses_barrier};
   char *log = NULL;
   rs_status st = jit->image(b, &rs_cuda_kernels, &src, JIT_VERSION, cache_dir, cache_max, image, bytes, &log);
-  if (st != RS_OK) {
+  if (st == RS_ERR_COMPILE || log) {
     /* generated code that does not compile is a bug of this library: say so, with the log */
     char reason[512];
     snprintf(reason, sizeof reason, "%s", rs_last_error());
