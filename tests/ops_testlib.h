@@ -23,7 +23,7 @@
 #include "resident/reduce.h"
 #include "resident/sort.h"
 #include "resident/ledger.h"
-#include "ops/half.h"
+#include "core/half.h"
 
 /* ---- dtypes ----------------------------------------------------------------------------- */
 

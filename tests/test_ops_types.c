@@ -3,7 +3,7 @@
  * weak Python scalars (NEP 50), reductions, and the scalar overflow error. Run on the
  * host path (1-element arrays), so it takes a second on any backend. */
 #include "ops_testlib.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 
 /* Ops where this library refuses on purpose what NumPy computes: complex is not ordered. */
 static int known_deviation(rs_op op, rs_dtype a, rs_dtype b) {

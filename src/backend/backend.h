@@ -1,6 +1,7 @@
 /* Internal: the backend interface.
  *
- * A backend is a struct of function pointers plus private per-context state. Everything
+ * A backend is a descriptor of function tables (the runtime table below, user kernels in
+ * kernel_table.h, array operations in ops_table.h) plus private per-context state. Everything
  * device-specific lives behind it; everything else (array views, the copy path, the
  * ledger, streams' bookkeeping) is shared and written once above it.
  *
@@ -133,13 +134,33 @@ typedef struct rs_backend_vtable {
   rs_status (*ops_scratch_release)(rs_backend *b, int wait);
 } rs_backend_vtable;
 
-extern const rs_backend_vtable rs_backend_sim;
+/* ---- the descriptor: all a backend provides, found through the one registry ---------- */
+typedef struct rs_kernel_table rs_kernel_table; /* user kernels: src/backend/kernel_table.h */
+typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend/ops_table.h */
+
+/* The shape and meaning of the descriptor and its three tables. Bump on any change: the
+ * registry refuses a descriptor of another version rather than call through a table laid
+ * out differently. */
+#define RS_BACKEND_DESC_VERSION 1
+
+typedef struct rs_backend_desc {
+  int version; /* RS_BACKEND_DESC_VERSION when the backend was built */
+  const char *name;
+  rs_backend_kind kind;
+  const rs_backend_vtable *runtime; /* devices, memory, copies, streams, events */
+  const rs_kernel_table *kernels;   /* user kernels; NULL where the backend runs none */
+  const rs_ops_table *ops;          /* array operations on its device; NULL where none */
+} rs_backend_desc;
+
+/* The backends this build may have (src/backend/<name>/). */
+extern const rs_backend_desc rs_backend_sim;
 #ifdef RS_HAVE_CUDA
-extern const rs_backend_vtable rs_backend_cuda;
+extern const rs_backend_desc rs_backend_cuda;
 #endif
 
-/* The vtable for a concrete kind (NULL if not built in). */
-const rs_backend_vtable *rs_backend_for(rs_backend_kind kind);
+/* The registry: the descriptor of a concrete kind, or NULL if this build has none (or
+ * only one of another version). */
+const rs_backend_desc *rs_backend_get(rs_backend_kind kind);
 
 #ifdef __cplusplus
 }

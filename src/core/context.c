@@ -33,9 +33,9 @@ rs_status rs_backend_from_name(rs_backend_kind *out, const char *name) {
 static rs_status rs_resolve_backend(rs_backend_kind *kind, const rs_config *cfg) {
   if (*kind == RS_BACKEND_AUTO) *kind = cfg->backend;
   if (*kind != RS_BACKEND_AUTO) return RS_OK;
-  const rs_backend_vtable *cuda = rs_backend_for(RS_BACKEND_CUDA);
+  const rs_backend_desc *cuda = rs_backend_get(RS_BACKEND_CUDA);
   int count = 0;
-  if (cuda && cuda->device_count(&count) == RS_OK && count > 0)
+  if (cuda && cuda->runtime->device_count(&count) == RS_OK && count > 0)
     *kind = RS_BACKEND_CUDA;
   else
     *kind = RS_BACKEND_SIM;
@@ -50,7 +50,8 @@ static rs_status rs_backend_checked(const rs_backend_vtable **vt, rs_backend_kin
   rs_config cfg;
   RS_TRY(rs_config_from_env(&cfg));
   RS_TRY(rs_resolve_backend(kind, &cfg));
-  *vt = rs_backend_for(*kind);
+  const rs_backend_desc *desc = rs_backend_get(*kind);
+  *vt = desc ? desc->runtime : NULL;
   if (!*vt)
     return rs_fail(RS_ERR_NO_DEVICE, "%s: the %s backend is not built into this library", who,
                    rs_backend_name(*kind));
@@ -60,7 +61,7 @@ static rs_status rs_backend_checked(const rs_backend_vtable **vt, rs_backend_kin
 rs_status rs_device_count(int *out, rs_backend_kind kind) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_count: out is NULL");
   const rs_backend_vtable *vt = NULL;
-  if ((int)kind == RS_BACKEND_CUDA && !rs_backend_for(RS_BACKEND_CUDA)) {
+  if ((int)kind == RS_BACKEND_CUDA && !rs_backend_get(RS_BACKEND_CUDA)) {
     *out = 0;
     return RS_OK;
   }

@@ -57,7 +57,7 @@ static uint64_t rs_hash(const void *data, size_t len, uint64_t seed) {
 }
 
 /* backend + '\n' + key: one string, so entries of two backends never meet. */
-static char *rs_full_key(const char *backend, const rs_kbuf *key, size_t *len) {
+static char *rs_full_key(const char *backend, const rs_textbuf *key, size_t *len) {
   size_t b = strlen(backend);
   char *k = malloc(b + 1 + key->len + 1);
   if (!k) return NULL;
@@ -168,7 +168,7 @@ static void rs_memory_insert_locked(char *key, size_t key_len, const void *image
   rs_kcache_head = e;
 }
 
-rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir, void **image,
+rs_status rs_kcache_get(const char *backend, const rs_textbuf *key, const char *dir, void **image,
                         size_t *bytes, rs_kernel_origin *origin) {
   size_t key_len = 0;
   char *full = rs_full_key(backend, key, &key_len);
@@ -206,7 +206,7 @@ rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir
   return RS_ERR_NOT_FOUND; /* a miss is not an error: no message */
 }
 
-void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, size_t max_bytes, const void *image,
+void rs_kcache_put(const char *backend, const rs_textbuf *key, const char *dir, size_t max_bytes, const void *image,
                    size_t bytes) {
   size_t key_len = 0;
   char *full = rs_full_key(backend, key, &key_len);

@@ -31,54 +31,45 @@ static rs_status rs_check_strings(int n, const char *const *list, const char *wh
 }
 
 /* The cache key: everything the compiled code depends on. */
-static rs_status rs_build_key(rs_kbuf *key, const rs_kernel_backend *kb, const char *target,
+static rs_status rs_build_key(rs_textbuf *key, const rs_kernel_table *kb, const char *target,
                               const rs_kernel_source *src, int *barrier) {
-  RS_TRY(rs_kbuf_addf(key, "resident %s\nbackend %s\ntarget %s\nname %s\n", rs_version(), kb->name, target,
+  RS_TRY(rs_textbuf_addf(key, "resident %s\nbackend %s\ntarget %s\nname %s\n", rs_version(), kb->name, target,
                       src->name));
-  for (int i = 0; i < src->noptions; i++) RS_TRY(rs_kbuf_addf(key, "option %s\n", src->options[i]));
-  for (int i = 0; i < src->ninclude_paths; i++) RS_TRY(rs_kbuf_addf(key, "include %s\n", src->include_paths[i]));
+  for (int i = 0; i < src->noptions; i++) RS_TRY(rs_textbuf_addf(key, "option %s\n", src->options[i]));
+  for (int i = 0; i < src->ninclude_paths; i++) RS_TRY(rs_textbuf_addf(key, "include %s\n", src->include_paths[i]));
   /* The device header too: it is the library's, but a development build may change it
    * without a new version number. */
-  RS_TRY(rs_kbuf_addf(key, "device-header %zu\n", strlen(rs_kernel_device_header())));
-  RS_TRY(rs_kbuf_add(key, rs_kernel_device_header(), strlen(rs_kernel_device_header())));
-  RS_TRY(rs_kbuf_addf(key, "\nsource %zu\n", strlen(src->text)));
-  RS_TRY(rs_kbuf_add(key, src->text, strlen(src->text)));
+  RS_TRY(rs_textbuf_addf(key, "device-header %zu\n", strlen(rs_kernel_device_header())));
+  RS_TRY(rs_textbuf_add(key, rs_kernel_device_header(), strlen(rs_kernel_device_header())));
+  RS_TRY(rs_textbuf_addf(key, "\nsource %zu\n", strlen(src->text)));
+  RS_TRY(rs_textbuf_add(key, src->text, strlen(src->text)));
   return rs_ksrc_add_headers(key, src->text, src->ninclude_paths, src->include_paths, barrier);
 }
 
 /* The image for src: from the cache, else compiled (and then cached). */
-static rs_status rs_get_image(rs_context *ctx, const rs_kernel_backend *kb, const rs_kernel_source *src,
+static rs_status rs_get_image(rs_context *ctx, const rs_kernel_table *kb, const rs_kernel_source *src,
                               unsigned flags, const char *prefix, int *barrier, void **image,
                               size_t *bytes, rs_kernel_origin *origin) {
   char target[256];
   RS_TRY(kb->target(ctx->be, target, sizeof target));
-  rs_kbuf key = {0};
+  rs_textbuf key = {0};
   rs_status st = rs_build_key(&key, kb, target, src, barrier);
   if (st != RS_OK) {
-    rs_kbuf_free(&key);
+    rs_textbuf_free(&key);
     return st;
-  }
-  if (!(flags & RS_KERNEL_NO_CACHE) &&
-      rs_kcache_get(kb->name, &key, ctx->cfg.cache_dir, image, bytes, origin) == RS_OK) {
-    rs_kbuf_free(&key);
-    rs_klog_set(NULL);
-    return RS_OK;
   }
   rs_kernel_source with_barrier = *src;
   with_barrier.uses_barrier = *barrier;
   char *log = NULL;
-  st = kb->compile(ctx->be, &with_barrier, image, bytes, &log);
-  rs_kcache_count_compile();
+  st = rs_kcache_compile(ctx->be, kb, &key, &with_barrier, ctx->cfg.cache_dir, ctx->cfg.cache_max,
+                         !(flags & RS_KERNEL_NO_CACHE), image, bytes, origin, &log);
   if (st != RS_OK) {
     char reason[512];
     snprintf(reason, sizeof reason, "%s", rs_last_error());
     rs_klog_fail(st, prefix, reason, log);
-  } else {
-    *origin = RS_KERNEL_COMPILED;
-    if (!(flags & RS_KERNEL_NO_CACHE)) rs_kcache_put(kb->name, &key, ctx->cfg.cache_dir, ctx->cfg.cache_max, *image, *bytes);
   }
   rs_klog_set(log);
-  rs_kbuf_free(&key);
+  rs_textbuf_free(&key);
   return st;
 }
 
@@ -112,7 +103,8 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
   double t0 = rs_now_ms();
   char prefix[200];
   snprintf(prefix, sizeof prefix, "kernel '%s' (%s)", name, file);
-  const rs_kernel_backend *kb = rs_kernel_backend_for(ctx->kind);
+  const rs_backend_desc *desc = rs_backend_get(ctx->kind);
+  const rs_kernel_table *kb = desc ? desc->kernels : NULL;
   if (!kb) return rs_fail(RS_ERR_UNSUPPORTED, "%s: this build has no user kernels for the %s backend", prefix,
                           rs_backend_name(ctx->kind));
   rs_kernel_options none = {0};

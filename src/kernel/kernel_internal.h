@@ -8,8 +8,9 @@
 #include <stdint.h>
 #include "core/error.h"
 #include "core/handles.h"
+#include "core/textbuf.h"
 #include "core/objects.h"
-#include "kernel/kernel_backend.h"
+#include "backend/kernel_table.h"
 #include "resident/kernel.h"
 
 #define RS_MAGIC_KERNEL 0x4B524E4Cu /* "KRNL" */
@@ -38,7 +39,7 @@ typedef struct rs_kparam {
 struct rs_kernel {
   rs_handle_header header;
   rs_context *ctx;
-  const rs_kernel_backend *kb;
+  const rs_kernel_table *kb;
   void *module;
   void *fn;
   char name[128];
@@ -68,21 +69,12 @@ char *rs_ksrc_blank(const char *text);
 /* 1 if the identifier `word` occurs as a whole token in blanked text. */
 int rs_ksrc_has_token(const char *blanked, const char *word);
 
-/* A growable, always NUL-terminated byte buffer (kernel_buf.c). */
-typedef struct rs_kbuf {
-  char *data;
-  size_t len, cap;
-} rs_kbuf;
-rs_status rs_kbuf_add(rs_kbuf *b, const void *data, size_t len);
-rs_status rs_kbuf_addf(rs_kbuf *b, const char *fmt, ...) RS_PRINTF(2, 3);
-void rs_kbuf_free(rs_kbuf *b);
-
 /* The user headers a source includes, found in the include paths (recursively; system
  * headers and resident_device.h are not looked for). Each is appended to *key as
  * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
  * RS_ERR_HOST_OUT_OF_MEMORY is the only error: an unreadable header is left to the
  * compiler to report. */
-rs_status rs_ksrc_add_headers(rs_kbuf *key, const char *text, int ninclude, const char *const *include,
+rs_status rs_ksrc_add_headers(rs_textbuf *key, const char *text, int ninclude, const char *const *include,
                               int *barrier);
 
 /* Read a whole file (NUL-terminated, malloc'ed). RS_ERR_NOT_FOUND / RS_ERR_INVALID_ARGUMENT
@@ -100,12 +92,12 @@ rs_status rs_kparse_params(const char *blanked, const char *name, rs_kparam *par
 
 /* The image compiled for key, from memory or else the disk directory dir (may be ""): a
  * malloc'ed copy in *image, and where it came from. RS_ERR_NOT_FOUND on a miss. */
-rs_status rs_kcache_get(const char *backend, const rs_kbuf *key, const char *dir, void **image,
+rs_status rs_kcache_get(const char *backend, const rs_textbuf *key, const char *dir, void **image,
                         size_t *bytes, rs_kernel_origin *origin);
 
 /* Remember a freshly compiled image in memory and (best effort) on disk, keeping the
  * disk directory under max_bytes (0 = no limit; RESIDENT_CACHE_MAX). */
-void rs_kcache_put(const char *backend, const rs_kbuf *key, const char *dir, size_t max_bytes, const void *image,
+void rs_kcache_put(const char *backend, const rs_textbuf *key, const char *dir, size_t max_bytes, const void *image,
                    size_t bytes);
 
 /* The disk cache's limit (kernel_cache_evict.c): mark a file used (a disk hit), and
@@ -117,6 +109,13 @@ int64_t rs_kcache_evictions(void);
 
 /* Count a compile (for rs_kernel_cache_get_stats). */
 void rs_kcache_count_compile(void);
+
+/* The image for src under key (kernel_jit.c): from the cache when use_cache, else compiled
+ * by kt (counted, and cached when use_cache). *origin says which. *log is the compiler's
+ * output (malloc'ed, may be NULL; the caller frees it), also on success. */
+rs_status rs_kcache_compile(rs_backend *b, const rs_kernel_table *kt, const rs_textbuf *key, const rs_kernel_source *src,
+                            const char *cache_dir, size_t cache_max, int use_cache, void **image, size_t *bytes,
+                            rs_kernel_origin *origin, char **log);
 
 /* ---- the compile log (kernel_log.c) ---------------------------------------------------- */
 

@@ -110,16 +110,16 @@ rs_status rs_ksrc_read_file(const char *path, char **out, size_t *len) {
     return rs_fail(err == ENOENT ? RS_ERR_NOT_FOUND : RS_ERR_INVALID_ARGUMENT, "cannot open '%s': %s",
                    path, why);
   }
-  rs_kbuf b = {0};
+  rs_textbuf b = {0};
   char chunk[65536];
   size_t got;
   rs_status st = RS_OK;
-  while (st == RS_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0) st = rs_kbuf_add(&b, chunk, got);
+  while (st == RS_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0) st = rs_textbuf_add(&b, chunk, got);
   if (st == RS_OK && ferror(f)) st = rs_fail(RS_ERR_INVALID_ARGUMENT, "cannot read '%s'", path);
-  if (st == RS_OK && !b.data) st = rs_kbuf_add(&b, "", 0); /* an empty file */
+  if (st == RS_OK && !b.data) st = rs_textbuf_add(&b, "", 0); /* an empty file */
   fclose(f);
   if (st != RS_OK) {
-    rs_kbuf_free(&b);
+    rs_textbuf_free(&b);
     return st;
   }
   *out = b.data;
@@ -130,7 +130,7 @@ rs_status rs_ksrc_read_file(const char *path, char **out, size_t *len) {
 /* ---- following #include ---------------------------------------------------------------- */
 
 typedef struct rs_header_walk {
-  rs_kbuf *key;
+  rs_textbuf *key;
   int ninclude;
   const char *const *include;
   int *barrier;
@@ -184,8 +184,8 @@ static rs_status rs_visit(rs_header_walk *w, const char *path, int depth) {
     return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "kernel: out of host memory");
   }
   w->seen[w->nseen++] = copy;
-  rs_status st = rs_kbuf_addf(w->key, "\n#header %s\n", path);
-  if (st == RS_OK) st = rs_kbuf_add(w->key, content, len);
+  rs_status st = rs_textbuf_addf(w->key, "\n#header %s\n", path);
+  if (st == RS_OK) st = rs_textbuf_add(w->key, content, len);
   if (st == RS_OK && !*w->barrier) {
     char *blanked = rs_ksrc_blank(content);
     if (!blanked) st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "kernel: out of host memory");
@@ -244,7 +244,7 @@ static rs_status rs_walk(rs_header_walk *w, const char *text, const char *dir, i
   return RS_OK;
 }
 
-rs_status rs_ksrc_add_headers(rs_kbuf *key, const char *text, int ninclude, const char *const *include,
+rs_status rs_ksrc_add_headers(rs_textbuf *key, const char *text, int ninclude, const char *const *include,
                               int *barrier) {
   rs_header_walk w = {.key = key, .ninclude = ninclude, .include = include, .barrier = barrier};
   rs_status st = rs_walk(&w, text, NULL, 0);

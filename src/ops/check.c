@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
 #include "resident/reduce.h"
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include "core/error.h"
 #include "core/layout.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
 #include "transfer/ledger_hooks.h"
 

@@ -3,7 +3,7 @@
  * through the copy path (an implicit copy of 4 bytes, in the ledger). */
 #include <string.h>
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
 #include "resident/linalg.h"
 #include "transfer/copy.h"

@@ -2,7 +2,7 @@
  * (native loops, generated CUDA C) never decide a type themselves. */
 #include <string.h>
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ew_build.h"
 
 void rs_ewb_init(rs_ew_builder *b, const char *who) {

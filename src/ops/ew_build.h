@@ -1,4 +1,4 @@
-/* Internal: building elementwise programs (ops_backend.h) with NumPy's typing - the one
+/* Internal: building elementwise programs (src/native/plans.h) with NumPy's typing - the one
  * place where plain ops and fused expressions get their types, casts and weak scalars.
  *
  * Functions returning int give a register (>= 0) or a negative rs_status with the
@@ -6,7 +6,7 @@
 #ifndef RS_OPS_EW_BUILD_H
 #define RS_OPS_EW_BUILD_H
 
-#include "ops/ops_backend.h"
+#include "backend/ops_table.h"
 
 typedef struct rs_ew_builder {
   rs_ew_program prog;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/layout.h"
+#include "kernel/kernel_jit.h"
 #include "ops/ops_internal.h"
 #include "transfer/copy.h"
 
@@ -93,6 +94,7 @@ static void build_geometry(rs_ew_geom *g, const rs_ops_stage *s, int narr, int n
     broadcast_strides(g->strides[a], ndim, shape, s->la.given[a], rs_ops_stage_strides(s, a));
   }
   simplify(g, narr > nin ? nin : 0);
+  g->jit = &rs_kernel_jit;
   g->cache_dir = s->ctx->cfg.cache_dir;
   g->cache_max = s->ctx->cfg.cache_max;
 }

@@ -3,7 +3,7 @@
 #include <complex.h>
 #include <string.h>
 #include "core/error.h"
-#include "ops/half.h"
+#include "core/half.h"
 #include "ops/ops_internal.h"
 #include "transfer/copy.h"
 

@@ -3,7 +3,7 @@
  * uniform stride (0 for a broadcast operand) - copying only the operands that are not. */
 #include <string.h>
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
 #include "resident/linalg.h"
 #include "transfer/copy.h"

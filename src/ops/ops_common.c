@@ -127,7 +127,7 @@ rs_status rs_ops_stage_begin(rs_ops_stage *s, const char *name, rs_context *ctx,
   s->la.ctx = ctx;
   s->la.stream_handle = stream;
   if (!s->on_device) {
-    s->ops = rs_ops_host();
+    s->ops = &rs_ops_host;
     RS_TRY(rs_stream_resolve(ctx, stream, &s->stream, name));
     /* Pinned and mapped memory may still be the target of copies queued on the stream:
      * host work on it waits for them, as a kernel on that stream would. */
@@ -137,7 +137,8 @@ rs_status rs_ops_stage_begin(rs_ops_stage *s, const char *name, rs_context *ctx,
     }
     return RS_OK;
   }
-  s->ops = rs_ops_backend_for(ctx->kind);
+  const rs_backend_desc *desc = rs_backend_get(ctx->kind);
+  s->ops = desc ? desc->ops : NULL;
   if (!s->ops) return rs_fail(RS_ERR_UNSUPPORTED, "%s: no array operations on the %s backend", name, ctx->vt->name);
   s->be = ctx->be;
   RS_TRY(rs_launch_stage_in(&s->la));
@@ -160,19 +161,4 @@ rs_status rs_ops_stage_end(rs_ops_stage *s, rs_status st) {
   if (!s->on_device) return st;
   rs_ledger_kernel_end(s->ctx, s->token, s->name, s->stream);
   return rs_launch_stage_out(&s->la, st);
-}
-
-const rs_ops_backend *rs_ops_host(void) { return &rs_ops_host_table; }
-
-const rs_ops_backend *rs_ops_backend_for(rs_backend_kind kind) {
-  switch (kind) {
-    case RS_BACKEND_SIM:
-      return &rs_ops_sim;
-#ifdef RS_HAVE_CUDA
-    case RS_BACKEND_CUDA:
-      return &rs_ops_cuda;
-#endif
-    default:
-      return NULL;
-  }
 }

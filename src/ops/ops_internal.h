@@ -7,7 +7,7 @@
 #include "core/objects.h"
 #include "kernel/launch.h"
 #include "ops/ew_build.h"
-#include "ops/ops_backend.h"
+#include "backend/ops_table.h"
 #include "transfer/ledger_hooks.h"
 
 /* An array the op reads or writes: valid handle, and ctx (or the first array's context
@@ -53,7 +53,7 @@ typedef struct rs_ops_stage {
   const char *name;
   rs_context *ctx;
   int on_device;
-  const rs_ops_backend *ops; /* host table or the context's device table */
+  const rs_ops_table *ops; /* host table or the context's device table */
   rs_backend *be;            /* NULL on the host path */
   void *stream;              /* resolved native stream */
   rs_launch_args la;         /* device path: staging of host operands */

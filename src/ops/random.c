@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
 #include "resident/random.h"
 

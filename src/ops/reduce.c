@@ -1,8 +1,9 @@
 /* Reductions: axes, result dtypes and shapes, then a plan of kept and reduced axes for
- * the backend (src/ops/ops_backend.h). */
+ * the backend (src/backend/ops_table.h). */
 #include <string.h>
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
+#include "kernel/kernel_jit.h"
 #include "ops/ops_internal.h"
 #include "resident/reduce.h"
 #include "transfer/copy.h"
@@ -144,6 +145,7 @@ rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxe
       p.in = rs_ops_stage_ptr(&s, 0);
       p.out = rs_ops_stage_ptr(&s, 1);
       make_plan(&p, a, rs_ops_stage_strides(&s, 0), reduced, target, rs_ops_stage_strides(&s, 1), keepdims);
+      p.jit = &rs_kernel_jit;
       p.cache_dir = ctx->cfg.cache_dir;
       p.cache_max = ctx->cfg.cache_max;
       st = s.ops->reduce(s.be, &p, s.stream);

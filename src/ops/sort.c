@@ -2,7 +2,7 @@
  * gathered into a contiguous temporary first (and a non-contiguous out is filled from
  * one after). */
 #include "core/error.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
 #include "resident/sort.h"
 #include "transfer/copy.h"

@@ -52,7 +52,7 @@ static rs_status cuda_synchronize(rs_backend *b) {
   return RS_OK;
 }
 
-const rs_backend_vtable rs_backend_cuda = {
+const rs_backend_vtable rs_cuda_vtable = {
     .name = "cuda",
     .kind = RS_BACKEND_CUDA,
     .device_count = rs_cuda_device_count,

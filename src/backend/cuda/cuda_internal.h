@@ -31,6 +31,11 @@ rs_status rs_cuda_fail(cudaError_t err, const char *fmt, ...) RS_PRINTF(2, 3);
  * and one context may be used from several threads, so it is done on every entry. */
 rs_status rs_cuda_enter(const rs_backend *b);
 
+/* The tables of the CUDA backend's descriptor (cuda_desc.c). */
+extern const rs_backend_vtable rs_cuda_vtable;
+extern const rs_kernel_table rs_cuda_kernels;
+extern const rs_ops_table rs_cuda_ops;
+
 /* The vtable's entries, one file per concern. */
 rs_status rs_cuda_device_count(int *out);
 rs_status rs_cuda_device_props(int device, rs_device_props *out);

@@ -152,7 +152,7 @@ static void cuda_kernel_unload(void *module) {
   free(m);
 }
 
-const rs_kernel_backend rs_kernel_backend_cuda = {
+const rs_kernel_table rs_cuda_kernels = {
     .name = "cuda",
     .target = rs_cuda_kernel_target,
     .compile = rs_cuda_kernel_compile,

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include "backend/cuda/cuda_internal.h"
-#include "kernel/kernel_backend.h"
+#include "backend/kernel_table.h"
 
 /* An image: this header, the kernel's lowered name with its NUL, then the code. */
 #define RS_CUDA_IMAGE_MAGIC 0x52534355u /* "RSCU" */

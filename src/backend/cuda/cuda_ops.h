@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backend/cuda/cuda_internal.h"
-#include "ops/ops_backend.h"
+#include "backend/jit.h"
+#include "backend/ops_table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,15 +41,16 @@ rs_status rs_cuda_ops_scratch_held(rs_backend *b, size_t *bytes);
 rs_status rs_cuda_ops_scratch_release(rs_backend *b, int wait);
 
 /* A generated kernel: `key` (key_len bytes) identifies it in this process; on a miss
- * make_source() writes the CUDA C (malloc'ed), which is compiled through the user-kernel
- * layer's NVRTC path and its cache (memory and cache_dir on disk). *fn is a cudaKernel_t. */
+ * make_source() writes the CUDA C (malloc'ed), which is compiled by this backend's NVRTC
+ * path through the jit service of the plan (src/backend/jit.h: the kernel cache, in
+ * memory and cache_dir on disk). *fn is a cudaKernel_t. */
 typedef rs_status (*rs_cuda_source_fn)(char **source, void *arg);
 rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, const char *name, int uses_barrier,
-                             const char *cache_dir, size_t cache_max, rs_cuda_source_fn make_source, void *arg,
-                             void **fn);
+                             const rs_jit_service *jit, const char *cache_dir, size_t cache_max,
+                             rs_cuda_source_fn make_source, void *arg, void **fn);
 
 /* The device code every generated kernel starts with: value classes, loads and stores of
- * each dtype, conversions and every op, mirroring src/backend/sim/sim_ops_math.c. */
+ * each dtype, conversions and every op, mirroring src/native/native_math.c. */
 extern const char rs_cuda_ops_prelude[];
 
 /* What an elementwise kernel is specialized for besides its program. */

@@ -6,56 +6,21 @@
  * H200 that design is the fastest of those bench/ew_raw measures, ahead of the general
  * one by about 5%. Constants are kernel parameters, not literals, so `x * 5` and `x * 6`
  * share one compiled kernel. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
-#include "backend/sim/sim_ops.h"
-#include "ops/dtype_rules.h"
+#include "core/textbuf.h"
+#include "native/native.h"
+#include "core/dtype_rules.h"
 
 #define UNROLL 4
 
-typedef struct sbuf {
-  char *p;
-  size_t len, cap;
-  int oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) RS_PRINTF(2, 3);
-static void sb_add(sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      b->oom = 1;
-      return;
-    }
-    if (b->p && b->len + (size_t)n < b->cap) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t cap = (b->cap ? b->cap * 2 : 65536) + (size_t)n;
-    char *q = realloc(b->p, cap);
-    if (!q) {
-      b->oom = 1;
-      return;
-    }
-    b->p = q;
-    b->cap = cap;
-  }
-}
-
-static rs_status sb_finish(sbuf *b, char **out) {
-  if (b->oom) {
-    free(b->p);
-    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "array operations: out of host memory generating a kernel");
-  }
-  *out = b->p;
-  return RS_OK;
+/* The generators append without checking each piece: the buffer's failure is sticky and
+ * finish() reports it once. */
+static rs_status finish(rs_textbuf *b, char **out) {
+  rs_status st = rs_textbuf_take(b, out);
+  return st == RS_OK ? RS_OK : rs_fail_prefix(st, "array operations: generating a kernel: ");
 }
 
 static const char *cls_type(rs_cls c) {
@@ -89,35 +54,35 @@ static void as_double(char *buf, size_t len, rs_cls from, const char *x) {
   else snprintf(buf, len, "(double)%s", x);
 }
 
-static void cast_expr(sbuf *b, const rs_ew_instr *in, const char *x) {
+static void cast_expr(rs_textbuf *b, const rs_ew_instr *in, const char *x) {
   rs_cls from = rs_dtype_cls(in->arg_dtype), to = rs_dtype_cls(in->dtype);
   char d[160];
   as_double(d, sizeof d, from, x);
   int float_src = from >= RS_CLS_F;
   if (float_src && narrow(in->dtype) && in->dtype != RS_FLOAT16 && in->dtype != RS_UINT32) {
-    sb_add(b, "nz_%s(cv32(%s))", rs_dtype_name(in->dtype), d); /* x86 32-bit conversion, as NumPy */
+    rs_textbuf_addf(b, "nz_%s(cv32(%s))", rs_dtype_name(in->dtype), d); /* x86 32-bit conversion, as NumPy */
   } else if (in->dtype == RS_FLOAT16 && (from == RS_CLS_D || from == RS_CLS_Z)) {
-    sb_add(b, "h2f(d2h(%s))", d); /* one rounding from double */
+    rs_textbuf_addf(b, "h2f(d2h(%s))", d); /* one rounding from double */
   } else {
     char conv[200];
     if (from == to) snprintf(conv, sizeof conv, "%s", x);
     else snprintf(conv, sizeof conv, "cv_%s_%s(%s)", cls_letter(from), cls_letter(to), x);
-    if (narrow(in->dtype)) sb_add(b, "nz_%s(%s)", rs_dtype_name(in->dtype), conv);
-    else sb_add(b, "%s", conv);
+    if (narrow(in->dtype)) rs_textbuf_addf(b, "nz_%s(%s)", rs_dtype_name(in->dtype), conv);
+    else rs_textbuf_addf(b, "%s", conv);
   }
 }
 
-static void const_decl(sbuf *b, int reg, rs_dtype dt, int j) {
+static void const_decl(rs_textbuf *b, int reg, rs_dtype dt, int j) {
   rs_cls c = rs_dtype_cls(dt);
-  sb_add(b, "  const %s r%d = ", cls_type(c), reg);
+  rs_textbuf_addf(b, "  const %s r%d = ", cls_type(c), reg);
   switch (c) {
-    case RS_CLS_B: sb_add(b, "(rs_b)(p.c[%d].i != 0);\n", j); break;
-    case RS_CLS_I: sb_add(b, "(rs_i)p.c[%d].i;\n", j); break;
-    case RS_CLS_U: sb_add(b, "(rs_u)p.c[%d].i;\n", j); break;
-    case RS_CLS_F: sb_add(b, "(rs_f)p.c[%d].re;\n", j); break;
-    case RS_CLS_D: sb_add(b, "p.c[%d].re;\n", j); break;
-    case RS_CLS_C: sb_add(b, "mkc((float)p.c[%d].re, (float)p.c[%d].im);\n", j, j); break;
-    default: sb_add(b, "mkz(p.c[%d].re, p.c[%d].im);\n", j, j); break;
+    case RS_CLS_B: rs_textbuf_addf(b, "(rs_b)(p.c[%d].i != 0);\n", j); break;
+    case RS_CLS_I: rs_textbuf_addf(b, "(rs_i)p.c[%d].i;\n", j); break;
+    case RS_CLS_U: rs_textbuf_addf(b, "(rs_u)p.c[%d].i;\n", j); break;
+    case RS_CLS_F: rs_textbuf_addf(b, "(rs_f)p.c[%d].re;\n", j); break;
+    case RS_CLS_D: rs_textbuf_addf(b, "p.c[%d].re;\n", j); break;
+    case RS_CLS_C: rs_textbuf_addf(b, "mkc((float)p.c[%d].re, (float)p.c[%d].im);\n", j, j); break;
+    default: rs_textbuf_addf(b, "mkz(p.c[%d].re, p.c[%d].im);\n", j, j); break;
   }
 }
 
@@ -134,17 +99,17 @@ static int uses_index(const rs_ew_program *p) {
 }
 
 /* The arithmetic of every element (u = 0 .. lanes-1), loads already in registers. */
-static void emit_arith(sbuf *b, const rs_ew_program *p, int lanes) {
+static void emit_arith(rs_textbuf *b, const rs_ew_program *p, int lanes) {
   for (int k = 0; k < p->ninstr; k++) {
     const rs_ew_instr *in = &p->instr[k];
     if (in->code == RS_EW_LOAD || in->code == RS_EW_CONST) continue;
     const char *t = cls_type(rs_dtype_cls(in->dtype));
     for (int u = 0; u < lanes; u++) {
       char a[32], bb[32], c[32];
-      sb_add(b, "    const %s r%d_%d = ", t, k, u);
+      rs_textbuf_addf(b, "    const %s r%d_%d = ", t, k, u);
       switch (in->code) {
         case RS_EW_INDEX:
-          sb_add(b, "(rs_i)x_%d", u);
+          rs_textbuf_addf(b, "(rs_i)x_%d", u);
           break;
         case RS_EW_CAST:
           ref(a, sizeof a, p, in->a, u);
@@ -153,36 +118,36 @@ static void emit_arith(sbuf *b, const rs_ew_program *p, int lanes) {
         case RS_EW_UNARY:
         case RS_EW_BINARY:
           ref(a, sizeof a, p, in->a, u);
-          if (narrow(in->dtype)) sb_add(b, "nz_%s(", rs_dtype_name(in->dtype));
-          sb_add(b, "%s_%s(%s", rs_op_name((rs_op)in->op), cls_letter(rs_dtype_cls(in->arg_dtype)), a);
+          if (narrow(in->dtype)) rs_textbuf_addf(b, "nz_%s(", rs_dtype_name(in->dtype));
+          rs_textbuf_addf(b, "%s_%s(%s", rs_op_name((rs_op)in->op), cls_letter(rs_dtype_cls(in->arg_dtype)), a);
           if (in->code == RS_EW_BINARY) {
             ref(bb, sizeof bb, p, in->b, u);
-            sb_add(b, ", %s", bb);
+            rs_textbuf_addf(b, ", %s", bb);
           }
-          sb_add(b, narrow(in->dtype) ? "))" : ")");
+          rs_textbuf_addf(b, narrow(in->dtype) ? "))" : ")");
           break;
         case RS_EW_WHERE:
           ref(a, sizeof a, p, in->a, u);
           ref(bb, sizeof bb, p, in->b, u);
           ref(c, sizeof c, p, in->c, u);
-          sb_add(b, "(%s ? %s : %s)", a, bb, c);
+          rs_textbuf_addf(b, "(%s ? %s : %s)", a, bb, c);
           break;
         default:
           break;
       }
-      sb_add(b, ";\n");
+      rs_textbuf_addf(b, ";\n");
     }
   }
 }
 
-static void emit_head(sbuf *b, const rs_ew_program *p, int ndim, int narrays) {
+static void emit_head(rs_textbuf *b, const rs_ew_program *p, int ndim, int narrays) {
   int nc = count_consts(p);
-  sb_add(b, "%s\n", rs_cuda_ops_prelude);
-  sb_add(b,
+  rs_textbuf_addf(b, "%s\n", rs_cuda_ops_prelude);
+  rs_textbuf_addf(b,
          "struct P {\n  char *ptr[%d];\n  long long n;\n  long long shape[%d];\n  long long st[%d][%d];\n"
          "  long long ist[%d];\n  rs_cv c[%d];\n};\n",
          narrays, ndim, narrays, ndim, ndim, nc > 0 ? nc : 1);
-  sb_add(b, "extern \"C\" __global__ void __launch_bounds__(%d) rs_ew(const P p) {\n", RS_CUDA_OPS_BLOCK);
+  rs_textbuf_addf(b, "extern \"C\" __global__ void __launch_bounds__(%d) rs_ew(const P p) {\n", RS_CUDA_OPS_BLOCK);
   for (int k = 0, j = 0; k < p->ninstr; k++)
     if (p->instr[k].code == RS_EW_CONST) const_decl(b, k, p->instr[k].dtype, j++);
 }
@@ -192,32 +157,32 @@ static rs_dtype array_dtype(const rs_ew_program *p, int a) {
 }
 
 /* Any strides and shape: UNROLL elements a block-width apart per thread, grid-stride. */
-static void emit_general(sbuf *b, const rs_ew_program *p, const rs_cuda_ew_shape *s) {
+static void emit_general(rs_textbuf *b, const rs_ew_program *p, const rs_cuda_ew_shape *s) {
   int ndim = s->ndim, narrays = s->narrays, index = uses_index(p);
   const char *it = s->idx32 ? "unsigned" : "unsigned long long";
-  sb_add(b, "  const long long step = (long long)gridDim.x * blockDim.x * %d;\n", UNROLL);
-  sb_add(b, "  for (long long base = (long long)blockIdx.x * blockDim.x * %d + threadIdx.x; base < p.n; base += step) {\n",
+  rs_textbuf_addf(b, "  const long long step = (long long)gridDim.x * blockDim.x * %d;\n", UNROLL);
+  rs_textbuf_addf(b, "  for (long long base = (long long)blockIdx.x * blockDim.x * %d + threadIdx.x; base < p.n; base += step) {\n",
          UNROLL);
   /* element positions and byte offsets */
   for (int u = 0; u < UNROLL; u++) {
-    sb_add(b, "    const long long i_%d = base + %d * (long long)blockDim.x;\n    const bool k_%d = i_%d < p.n;\n", u, u, u, u);
+    rs_textbuf_addf(b, "    const long long i_%d = base + %d * (long long)blockDim.x;\n    const bool k_%d = i_%d < p.n;\n", u, u, u, u);
     if (ndim == 1) {
-      for (int a = 0; a < narrays; a++) sb_add(b, "    const long long o_%d_%d = i_%d * p.st[%d][0];\n", u, a, u, a);
-      if (index) sb_add(b, "    const long long x_%d = i_%d * p.ist[0];\n", u, u);
+      for (int a = 0; a < narrays; a++) rs_textbuf_addf(b, "    const long long o_%d_%d = i_%d * p.st[%d][0];\n", u, a, u, a);
+      if (index) rs_textbuf_addf(b, "    const long long x_%d = i_%d * p.ist[0];\n", u, u);
     } else {
-      for (int a = 0; a < narrays; a++) sb_add(b, "    long long o_%d_%d = 0;\n", u, a);
-      if (index) sb_add(b, "    long long x_%d = 0;\n", u);
-      sb_add(b, "    {\n      %s r = (%s)i_%d;\n", it, it, u);
+      for (int a = 0; a < narrays; a++) rs_textbuf_addf(b, "    long long o_%d_%d = 0;\n", u, a);
+      if (index) rs_textbuf_addf(b, "    long long x_%d = 0;\n", u);
+      rs_textbuf_addf(b, "    {\n      %s r = (%s)i_%d;\n", it, it, u);
       for (int k = ndim - 1; k >= 1; k--) {
-        sb_add(b, "      { const %s q = r / (%s)p.shape[%d]; const long long c = (long long)(r - q * (%s)p.shape[%d]); r = q;\n",
+        rs_textbuf_addf(b, "      { const %s q = r / (%s)p.shape[%d]; const long long c = (long long)(r - q * (%s)p.shape[%d]); r = q;\n",
                it, it, k, it, k);
-        for (int a = 0; a < narrays; a++) sb_add(b, "        o_%d_%d += c * p.st[%d][%d];\n", u, a, a, k);
-        if (index) sb_add(b, "        x_%d += c * p.ist[%d];\n", u, k);
-        sb_add(b, "      }\n");
+        for (int a = 0; a < narrays; a++) rs_textbuf_addf(b, "        o_%d_%d += c * p.st[%d][%d];\n", u, a, a, k);
+        if (index) rs_textbuf_addf(b, "        x_%d += c * p.ist[%d];\n", u, k);
+        rs_textbuf_addf(b, "      }\n");
       }
-      for (int a = 0; a < narrays; a++) sb_add(b, "      o_%d_%d += (long long)r * p.st[%d][0];\n", u, a, a);
-      if (index) sb_add(b, "      x_%d += (long long)r * p.ist[0];\n", u);
-      sb_add(b, "    }\n");
+      for (int a = 0; a < narrays; a++) rs_textbuf_addf(b, "      o_%d_%d += (long long)r * p.st[%d][0];\n", u, a, a);
+      if (index) rs_textbuf_addf(b, "      x_%d += (long long)r * p.ist[0];\n", u);
+      rs_textbuf_addf(b, "    }\n");
     }
   }
   /* every load of every element first */
@@ -226,7 +191,7 @@ static void emit_general(sbuf *b, const rs_ew_program *p, const rs_cuda_ew_shape
     if (in->code != RS_EW_LOAD) continue;
     const char *t = cls_type(rs_dtype_cls(in->dtype));
     for (int u = 0; u < UNROLL; u++)
-      sb_add(b, "    const %s r%d_%d = k_%d ? ld_%s(p.ptr[%d] + o_%d_%d) : %s();\n", t, k, u, u, rs_dtype_name(in->dtype),
+      rs_textbuf_addf(b, "    const %s r%d_%d = k_%d ? ld_%s(p.ptr[%d] + o_%d_%d) : %s();\n", t, k, u, u, rs_dtype_name(in->dtype),
              in->a, u, in->a, t);
   }
   emit_arith(b, p, UNROLL);
@@ -235,10 +200,10 @@ static void emit_general(sbuf *b, const rs_ew_program *p, const rs_cuda_ew_shape
     for (int u = 0; u < UNROLL; u++) {
       char r[32];
       ref(r, sizeof r, p, p->out_reg[j], u);
-      sb_add(b, "    if (k_%d) st_%s(p.ptr[%d] + o_%d_%d, %s);\n", u, rs_dtype_name(p->out_dtype[j]), a, u, a, r);
+      rs_textbuf_addf(b, "    if (k_%d) st_%s(p.ptr[%d] + o_%d_%d, %s);\n", u, rs_dtype_name(p->out_dtype[j]), a, u, a, r);
     }
   }
-  sb_add(b, "  }\n");
+  rs_textbuf_addf(b, "  }\n");
 }
 
 /* The unsigned type of a vector of `bytes` (1, 2, 4, 8 or 16) bytes. */
@@ -257,25 +222,25 @@ static const char *vector_type(size_t bytes) {
  * the kernel issues the fewest memory instructions a copy would; broadcast inputs are
  * one element read by every thread. The one thread at a ragged end moves its elements
  * one by one. Every index into the vector's bytes is a constant, so it lives in registers. */
-static void emit_contiguous(sbuf *b, const rs_ew_program *p, const rs_cuda_ew_shape *s) {
+static void emit_contiguous(rs_textbuf *b, const rs_ew_program *p, const rs_cuda_ew_shape *s) {
   int lanes = s->lanes;
-  sb_add(b, "  const unsigned long long i0 = (unsigned long long)(blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", lanes);
-  sb_add(b, "  if (i0 >= (unsigned long long)p.n) return;\n");
-  sb_add(b, "  const bool whole = i0 + %d <= (unsigned long long)p.n;\n", lanes);
-  sb_add(b, "  const int have = whole ? %d : (int)((unsigned long long)p.n - i0);\n  (void)have;\n", lanes);
+  rs_textbuf_addf(b, "  const unsigned long long i0 = (unsigned long long)(blockIdx.x * blockDim.x + threadIdx.x) * %d;\n", lanes);
+  rs_textbuf_addf(b, "  if (i0 >= (unsigned long long)p.n) return;\n");
+  rs_textbuf_addf(b, "  const bool whole = i0 + %d <= (unsigned long long)p.n;\n", lanes);
+  rs_textbuf_addf(b, "  const int have = whole ? %d : (int)((unsigned long long)p.n - i0);\n  (void)have;\n", lanes);
   if (uses_index(p))
-    for (int u = 0; u < lanes; u++) sb_add(b, "  const long long x_%d = (long long)(i0 + %d) * p.ist[0];\n", u, u);
+    for (int u = 0; u < lanes; u++) rs_textbuf_addf(b, "  const long long x_%d = (long long)(i0 + %d) * p.ist[0];\n", u, u);
   for (int a = 0; a < s->narrays; a++) {
     if (s->broadcast >> a & 1u) continue;
     size_t isz = rs_dtype_size(array_dtype(p, a)), bytes = isz * (size_t)lanes;
-    sb_add(b, "  union { %s v; char c[%zu]; } w%d;\n", vector_type(bytes), bytes, a);
+    rs_textbuf_addf(b, "  union { %s v; char c[%zu]; } w%d;\n", vector_type(bytes), bytes, a);
     if (a >= p->ninputs) continue;
-    sb_add(b, "  if (whole) w%d.v = *(const %s *)(p.ptr[%d] + i0 * %zu);\n  else {\n    w%d.v = {};\n", a,
+    rs_textbuf_addf(b, "  if (whole) w%d.v = *(const %s *)(p.ptr[%d] + i0 * %zu);\n  else {\n    w%d.v = {};\n", a,
            vector_type(bytes), a, isz, a);
     for (int u = 0; u < lanes; u++)
-      sb_add(b, "    if (%d < have) *(%s *)(w%d.c + %zu) = *(const %s *)(p.ptr[%d] + (i0 + %d) * %zu);\n", u,
+      rs_textbuf_addf(b, "    if (%d < have) *(%s *)(w%d.c + %zu) = *(const %s *)(p.ptr[%d] + (i0 + %d) * %zu);\n", u,
              vector_type(isz), a, (size_t)u * isz, vector_type(isz), a, u, isz);
-    sb_add(b, "  }\n");
+    rs_textbuf_addf(b, "  }\n");
   }
   for (int k = 0; k < p->ninstr; k++) {
     const rs_ew_instr *in = &p->instr[k];
@@ -283,8 +248,8 @@ static void emit_contiguous(sbuf *b, const rs_ew_program *p, const rs_cuda_ew_sh
     const char *t = cls_type(rs_dtype_cls(in->dtype)), *dn = rs_dtype_name(in->dtype);
     size_t isz = rs_dtype_size(in->dtype);
     for (int u = 0; u < lanes; u++) {
-      if (s->broadcast >> in->a & 1u) sb_add(b, "  const %s r%d_%d = ld_%s(p.ptr[%d]);\n", t, k, u, dn, in->a);
-      else sb_add(b, "  const %s r%d_%d = ld_%s(w%d.c + %zu);\n", t, k, u, dn, in->a, (size_t)u * isz);
+      if (s->broadcast >> in->a & 1u) rs_textbuf_addf(b, "  const %s r%d_%d = ld_%s(p.ptr[%d]);\n", t, k, u, dn, in->a);
+      else rs_textbuf_addf(b, "  const %s r%d_%d = ld_%s(w%d.c + %zu);\n", t, k, u, dn, in->a, (size_t)u * isz);
     }
   }
   emit_arith(b, p, lanes);
@@ -294,23 +259,23 @@ static void emit_contiguous(sbuf *b, const rs_ew_program *p, const rs_cuda_ew_sh
     for (int u = 0; u < lanes; u++) {
       char r[32];
       ref(r, sizeof r, p, p->out_reg[j], u);
-      sb_add(b, "  st_%s(w%d.c + %zu, %s);\n", rs_dtype_name(p->out_dtype[j]), a, (size_t)u * isz, r);
+      rs_textbuf_addf(b, "  st_%s(w%d.c + %zu, %s);\n", rs_dtype_name(p->out_dtype[j]), a, (size_t)u * isz, r);
     }
-    sb_add(b, "  if (whole) *(%s *)(p.ptr[%d] + i0 * %zu) = w%d.v;\n  else {\n", vector_type(bytes), a, isz, a);
+    rs_textbuf_addf(b, "  if (whole) *(%s *)(p.ptr[%d] + i0 * %zu) = w%d.v;\n  else {\n", vector_type(bytes), a, isz, a);
     for (int u = 0; u < lanes; u++)
-      sb_add(b, "    if (%d < have) *(%s *)(p.ptr[%d] + (i0 + %d) * %zu) = *(const %s *)(w%d.c + %zu);\n", u,
+      rs_textbuf_addf(b, "    if (%d < have) *(%s *)(p.ptr[%d] + (i0 + %d) * %zu) = *(const %s *)(w%d.c + %zu);\n", u,
              vector_type(isz), a, u, isz, vector_type(isz), a, (size_t)u * isz);
-    sb_add(b, "  }\n");
+    rs_textbuf_addf(b, "  }\n");
   }
 }
 
 rs_status rs_cuda_ew_source(char **out, const rs_ew_program *p, const rs_cuda_ew_shape *s) {
-  sbuf b = {0};
+  rs_textbuf b = {0};
   emit_head(&b, p, s->ndim, s->narrays);
   if (s->lanes > 0) emit_contiguous(&b, p, s);
   else emit_general(&b, p, s);
-  sb_add(&b, "}\n");
-  return sb_finish(&b, out);
+  rs_textbuf_addf(&b, "}\n");
+  return finish(&b, out);
 }
 
 size_t rs_cuda_ew_params(uint64_t *w, size_t max_words, const rs_ew_program *p, const rs_ew_geom *g) {
@@ -370,102 +335,102 @@ static rs_dtype class_dtype(rs_cls c) {
 }
 
 /* The accumulator type, identity, combination and final store, mirroring
- * src/backend/sim/sim_ops_reduce.c: NaN wins min/max (first NaN for arg), the first
+ * src/native/native_reduce.c: NaN wins min/max (first NaN for arg), the first
  * of equal extremes wins, sums of floats in double, integers wrap. */
-static void reduce_helpers(sbuf *b, const rs_reduce_plan *p) {
+static void reduce_helpers(rs_textbuf *b, const rs_reduce_plan *p) {
   rs_cls acc = rs_reduce_acc_cls(p->op, p->in_dtype), in = rs_dtype_cls(p->in_dtype);
   const char *at = cls_type(acc), *al = cls_letter(acc);
   int extreme = p->op == RS_REDUCE_MIN || p->op == RS_REDUCE_MAX || p->op == RS_REDUCE_ARGMIN || p->op == RS_REDUCE_ARGMAX;
   int smaller = p->op == RS_REDUCE_MIN || p->op == RS_REDUCE_ARGMIN;
-  sb_add(b, "struct A { %s v; long long i; };\n", at);
-  sb_add(b, "RS_D A rid() { A a; a.v = %s(); a.i = %s; ", at, extreme ? "-1" : "0");
-  if (p->op == RS_REDUCE_PROD) sb_add(b, acc == RS_CLS_Z ? "a.v = mkz(1, 0); " : "a.v = 1; ");
-  if (p->op == RS_REDUCE_ALL) sb_add(b, "a.v = 1; ");
-  sb_add(b, "return a; }\n");
-  sb_add(b, "RS_D A rcomb(A a, A b) {\n");
+  rs_textbuf_addf(b, "struct A { %s v; long long i; };\n", at);
+  rs_textbuf_addf(b, "RS_D A rid() { A a; a.v = %s(); a.i = %s; ", at, extreme ? "-1" : "0");
+  if (p->op == RS_REDUCE_PROD) rs_textbuf_addf(b, acc == RS_CLS_Z ? "a.v = mkz(1, 0); " : "a.v = 1; ");
+  if (p->op == RS_REDUCE_ALL) rs_textbuf_addf(b, "a.v = 1; ");
+  rs_textbuf_addf(b, "return a; }\n");
+  rs_textbuf_addf(b, "RS_D A rcomb(A a, A b) {\n");
   switch (p->op) {
     case RS_REDUCE_SUM:
-    case RS_REDUCE_MEAN: sb_add(b, "  a.v = add_%s(a.v, b.v); return a;\n", al); break;
-    case RS_REDUCE_PROD: sb_add(b, "  a.v = multiply_%s(a.v, b.v); return a;\n", al); break;
-    case RS_REDUCE_ALL: sb_add(b, "  a.v = a.v & b.v; return a;\n"); break;
-    case RS_REDUCE_ANY: sb_add(b, "  a.v = a.v | b.v; return a;\n"); break;
+    case RS_REDUCE_MEAN: rs_textbuf_addf(b, "  a.v = add_%s(a.v, b.v); return a;\n", al); break;
+    case RS_REDUCE_PROD: rs_textbuf_addf(b, "  a.v = multiply_%s(a.v, b.v); return a;\n", al); break;
+    case RS_REDUCE_ALL: rs_textbuf_addf(b, "  a.v = a.v & b.v; return a;\n"); break;
+    case RS_REDUCE_ANY: rs_textbuf_addf(b, "  a.v = a.v | b.v; return a;\n"); break;
     default:
-      sb_add(b, "  if (b.i < 0) return a;\n  if (a.i < 0) return b;\n");
+      rs_textbuf_addf(b, "  if (b.i < 0) return a;\n  if (a.i < 0) return b;\n");
       if (acc == RS_CLS_D)
-        sb_add(b, "  const bool an = rs_isnan(a.v), bn = rs_isnan(b.v);\n"
+        rs_textbuf_addf(b, "  const bool an = rs_isnan(a.v), bn = rs_isnan(b.v);\n"
                   "  if (an || bn) { if (an && bn) return a.i <= b.i ? a : b; return an ? a : b; }\n");
-      sb_add(b, "  if (b.v < a.v) return %s;\n  if (a.v < b.v) return %s;\n  return a.i <= b.i ? a : b;\n",
+      rs_textbuf_addf(b, "  if (b.v < a.v) return %s;\n  if (a.v < b.v) return %s;\n  return a.i <= b.i ? a : b;\n",
              smaller ? "b" : "a", smaller ? "a" : "b");
       break;
   }
-  sb_add(b, "}\n");
+  rs_textbuf_addf(b, "}\n");
   if (in == acc)
-    sb_add(b, "RS_D A rval(const char *q, long long r) { A a; a.v = ld_%s(q); a.i = r; return a; }\n",
+    rs_textbuf_addf(b, "RS_D A rval(const char *q, long long r) { A a; a.v = ld_%s(q); a.i = r; return a; }\n",
            rs_dtype_name(p->in_dtype));
   else
-    sb_add(b, "RS_D A rval(const char *q, long long r) { A a; a.v = cv_%s_%s(ld_%s(q)); a.i = r; return a; }\n",
+    rs_textbuf_addf(b, "RS_D A rval(const char *q, long long r) { A a; a.v = cv_%s_%s(ld_%s(q)); a.i = r; return a; }\n",
            cls_letter(in), al, rs_dtype_name(p->in_dtype));
   /* the final value, as the output's dtype holds it */
   rs_ew_instr cast = {.code = RS_EW_CAST, .dtype = p->out_dtype};
-  sb_add(b, "RS_D void rstore(char *q, A a, long long count) {\n");
+  rs_textbuf_addf(b, "RS_D void rstore(char *q, A a, long long count) {\n");
   if (p->op == RS_REDUCE_ARGMIN || p->op == RS_REDUCE_ARGMAX) {
-    sb_add(b, "  const rs_i x = a.i < 0 ? 0 : a.i;\n");
+    rs_textbuf_addf(b, "  const rs_i x = a.i < 0 ? 0 : a.i;\n");
     cast.arg_dtype = RS_INT64;
   } else if (p->op == RS_REDUCE_MEAN) {
-    if (acc == RS_CLS_Z) sb_add(b, "  const rs_z x = mkz(a.v.re / (double)count, a.v.im / (double)count);\n");
-    else sb_add(b, "  const rs_d x = a.v / (double)count;\n");
+    if (acc == RS_CLS_Z) rs_textbuf_addf(b, "  const rs_z x = mkz(a.v.re / (double)count, a.v.im / (double)count);\n");
+    else rs_textbuf_addf(b, "  const rs_d x = a.v / (double)count;\n");
     cast.arg_dtype = class_dtype(acc);
   } else {
-    sb_add(b, "  const %s x = a.v;\n", at);
+    rs_textbuf_addf(b, "  const %s x = a.v;\n", at);
     cast.arg_dtype = class_dtype(acc);
   }
-  if (p->op != RS_REDUCE_MEAN) sb_add(b, "  (void)count;\n");
-  sb_add(b, "  st_%s(q, ", rs_dtype_name(p->out_dtype));
+  if (p->op != RS_REDUCE_MEAN) rs_textbuf_addf(b, "  (void)count;\n");
+  rs_textbuf_addf(b, "  st_%s(q, ", rs_dtype_name(p->out_dtype));
   if (rs_dtype_cls(cast.arg_dtype) == rs_dtype_cls(p->out_dtype) && !narrow(p->out_dtype))
-    sb_add(b, "x");
+    rs_textbuf_addf(b, "x");
   else
     cast_expr(b, &cast, "x");
-  sb_add(b, ");\n}\n");
+  rs_textbuf_addf(b, ");\n}\n");
 }
 
-static void reduce_struct(sbuf *b, const rs_reduce_plan *p) {
+static void reduce_struct(rs_textbuf *b, const rs_reduce_plan *p) {
   int nk = p->nkeep > 0 ? p->nkeep : 1, nr = p->nred > 0 ? p->nred : 1;
-  sb_add(b,
+  rs_textbuf_addf(b,
          "struct R {\n  const char *in;\n  char *out;\n  char *part;\n  long long n_out, n_red, chunk, splits;\n"
          "  long long ks[%d], kin[%d], kout[%d];\n  long long rs[%d], rst[%d];\n};\n",
          nk, nk, nk, nr, nr);
-  sb_add(b, "RS_D void outoff(const R &p, long long o, long long *io, long long *oo) {\n  *io = 0; *oo = 0;\n");
+  rs_textbuf_addf(b, "RS_D void outoff(const R &p, long long o, long long *io, long long *oo) {\n  *io = 0; *oo = 0;\n");
   for (int k = p->nkeep - 1; k >= 0; k--)
-    sb_add(b, "  { const long long q = o / p.ks[%d], c = o - q * p.ks[%d]; o = q; *io += c * p.kin[%d]; *oo += c * p.kout[%d]; }\n",
+    rs_textbuf_addf(b, "  { const long long q = o / p.ks[%d], c = o - q * p.ks[%d]; o = q; *io += c * p.kin[%d]; *oo += c * p.kout[%d]; }\n",
            k, k, k, k);
-  sb_add(b, "  (void)o;\n}\n");
-  sb_add(b, "RS_D long long redoff(const R &p, long long r) {\n  long long off = 0;\n");
+  rs_textbuf_addf(b, "  (void)o;\n}\n");
+  rs_textbuf_addf(b, "RS_D long long redoff(const R &p, long long r) {\n  long long off = 0;\n");
   for (int k = p->nred - 1; k >= 1; k--)
-    sb_add(b, "  { const long long q = r / p.rs[%d], c = r - q * p.rs[%d]; r = q; off += c * p.rst[%d]; }\n", k, k, k);
-  if (p->nred >= 1) sb_add(b, "  off += r * p.rst[0];\n");
-  else sb_add(b, "  (void)r; (void)p;\n");
-  sb_add(b, "  return off;\n}\n");
+    rs_textbuf_addf(b, "  { const long long q = r / p.rs[%d], c = r - q * p.rs[%d]; r = q; off += c * p.rst[%d]; }\n", k, k, k);
+  if (p->nred >= 1) rs_textbuf_addf(b, "  off += r * p.rst[0];\n");
+  else rs_textbuf_addf(b, "  (void)r; (void)p;\n");
+  rs_textbuf_addf(b, "  return off;\n}\n");
 }
 
 rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
-  sbuf b = {0};
-  sb_add(&b, "%s\n", rs_cuda_ops_prelude);
+  rs_textbuf b = {0};
+  rs_textbuf_addf(&b, "%s\n", rs_cuda_ops_prelude);
   reduce_helpers(&b, p);
   reduce_struct(&b, p);
   if (mode == 0) { /* one thread per output */
-    sb_add(&b,
+    rs_textbuf_addf(&b,
            "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce(const R p) {\n"
            "  for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < p.n_out;\n"
            "       o += (long long)gridDim.x * blockDim.x) {\n"
            "    long long io, oo;\n    outoff(p, o, &io, &oo);\n    A a = rid();\n",
            RS_CUDA_OPS_BLOCK);
     if (p->nred <= 1)
-      sb_add(&b, "    for (long long r = 0; r < p.n_red; r++) a = rcomb(a, rval(p.in + io + r * p.rst[0], r));\n");
+      rs_textbuf_addf(&b, "    for (long long r = 0; r < p.n_red; r++) a = rcomb(a, rval(p.in + io + r * p.rst[0], r));\n");
     else
-      sb_add(&b, "    for (long long r = 0; r < p.n_red; r++) a = rcomb(a, rval(p.in + io + redoff(p, r), r));\n");
-    sb_add(&b, "    rstore(p.out + oo, a, p.n_red);\n  }\n}\n");
+      rs_textbuf_addf(&b, "    for (long long r = 0; r < p.n_red; r++) a = rcomb(a, rval(p.in + io + redoff(p, r), r));\n");
+    rs_textbuf_addf(&b, "    rstore(p.out + oo, a, p.n_red);\n  }\n}\n");
   } else if (mode == 1 || mode == 2) { /* a block per (output, chunk), partials or final */
-    sb_add(&b,
+    rs_textbuf_addf(&b,
            "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce(const R p) {\n"
            "  __shared__ A sh[%d];\n"
            "  const long long bid = blockIdx.x, o = bid / p.splits, s = bid - o * p.splits;\n"
@@ -478,11 +443,11 @@ rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
            "    __syncthreads();\n  }\n",
            RS_CUDA_OPS_BLOCK, RS_CUDA_OPS_BLOCK, p->nred <= 1 ? "r * p.rst[0]" : "redoff(p, r)");
     if (mode == 1)
-      sb_add(&b, "  if (threadIdx.x == 0) ((A *)p.part)[bid] = sh[0];\n}\n");
+      rs_textbuf_addf(&b, "  if (threadIdx.x == 0) ((A *)p.part)[bid] = sh[0];\n}\n");
     else
-      sb_add(&b, "  if (threadIdx.x == 0) rstore(p.out + oo, sh[0], p.n_red);\n}\n");
+      rs_textbuf_addf(&b, "  if (threadIdx.x == 0) rstore(p.out + oo, sh[0], p.n_red);\n}\n");
   } else { /* the partials of mode 1, in chunk order, to the outputs */
-    sb_add(&b,
+    rs_textbuf_addf(&b,
            "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce_final(const R p) {\n"
            "  for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < p.n_out;\n"
            "       o += (long long)gridDim.x * blockDim.x) {\n"
@@ -491,5 +456,5 @@ rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
            "    long long io, oo;\n    outoff(p, o, &io, &oo);\n    rstore(p.out + oo, a, p.n_red);\n  }\n}\n",
            RS_CUDA_OPS_BLOCK);
   }
-  return sb_finish(&b, out);
+  return finish(&b, out);
 }

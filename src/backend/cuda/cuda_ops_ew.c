@@ -69,8 +69,8 @@ rs_status rs_cuda_ops_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom
   int key[16 + RS_EW_MAX_INSTR * 7 + RS_EW_MAX_ARRAYS * 3];
   size_t nkey = ew_key(key, p, &src.shape);
   void *fn = NULL;
-  RS_TRY(rs_cuda_ops_kernel(b, key, nkey * sizeof(int), "rs_ew", 0, g->cache_dir ? g->cache_dir : "", g->cache_max,
-                            make_ew_source, &src, &fn));
+  RS_TRY(rs_cuda_ops_kernel(b, key, nkey * sizeof(int), "rs_ew", 0, g->jit, g->cache_dir ? g->cache_dir : "",
+                            g->cache_max, make_ew_source, &src, &fn));
   uint64_t *words = malloc(8192 * sizeof *words);
   if (!words) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "elementwise: out of host memory");
   size_t nw = rs_cuda_ew_params(words, 8192, p, g);

@@ -1,6 +1,7 @@
 /* Generated kernels of the array operations (elementwise programs, fused expressions,
- * axis reductions): compiled through the user-kernel layer's CUDA path (NVRTC via dlopen,
- * cudaLibraryLoadData) and its cache - in memory and, with RESIDENT_CACHE_DIR, on disk -
+ * axis reductions): compiled by this backend's user-kernel path (NVRTC via dlopen,
+ * cudaLibraryLoadData) through the plan's jit service, the kernel layer's cache - in
+ * memory and, with RESIDENT_CACHE_DIR, on disk -
  * so a kernel is compiled once per machine, not once per process. In front of that, a
  * table keyed by the op's own compact description (not its source) finds a loaded kernel
  * in well under a microsecond, so a launch costs no string building. */
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
-#include "kernel/kernel_internal.h"
+#include "backend/cuda/cuda_kernel.h"
 
 #define JIT_BUCKETS 1024
 /* Bump when the prelude or the generators change meaning: part of the disk cache key. */
@@ -38,43 +39,28 @@ static void *lookup_locked(size_t bucket, int device, const void *key, size_t ke
   return NULL;
 }
 
-/* The image for source: from the kernel layer's cache, else compiled and cached. */
-static rs_status get_image(rs_backend *b, const rs_kernel_backend *kb, const char *source, const char *name,
+/* The image for source, through the plan's jit service (the kernel cache). */
+static rs_status get_image(rs_backend *b, const rs_jit_service *jit, const char *source, const char *name,
                            int uses_barrier, const char *cache_dir, size_t cache_max, void **image, size_t *bytes) {
   static const char *const options[] = {"-std=c++17", "-fmad=false"};
-  char target[256];
-  RS_TRY(kb->target(b, target, sizeof target));
-  rs_kbuf key = {0};
-  rs_status st = rs_kbuf_addf(&key, "%s\ntarget %s\nname %s\noptions -std=c++17 -fmad=false\n", JIT_VERSION, target, name);
-  if (st == RS_OK) st = rs_kbuf_add(&key, source, strlen(source));
-  rs_kernel_origin origin;
-  if (st == RS_OK && rs_kcache_get(kb->name, &key, cache_dir, image, bytes, &origin) == RS_OK) {
-    rs_kbuf_free(&key);
-    return RS_OK;
+  if (!jit) return rs_fail(RS_ERR_INTERNAL, "array operation kernel %s: the plan has no jit service", name);
+  rs_kernel_source src = {source, source, name, "<resident array operation>", 2, options, 0, NULL, uses_barrier};
+  char *log = NULL;
+  rs_status st = jit->image(b, &rs_cuda_kernels, &src, JIT_VERSION, cache_dir, cache_max, image, bytes, &log);
+  if (st == RS_ERR_COMPILE || log) {
+    /* generated code that does not compile is a bug of this library: say so, with the log */
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", rs_last_error());
+    st = rs_fail(RS_ERR_INTERNAL, "array operation kernel %s does not compile (a library bug): %s\n%.1500s", name, reason,
+                 log ? log : "");
   }
-  if (st == RS_OK) {
-    rs_kernel_source src = {source, source, name, "<resident array operation>", 2, options, 0, NULL, uses_barrier};
-    char *log = NULL;
-    st = kb->compile(b, &src, image, bytes, &log);
-    rs_kcache_count_compile();
-    if (st != RS_OK) {
-      /* generated code that does not compile is a bug of this library: say so, with the log */
-      char reason[512];
-      snprintf(reason, sizeof reason, "%s", rs_last_error());
-      st = rs_fail(RS_ERR_INTERNAL, "array operation kernel %s does not compile (a library bug): %s\n%.1500s", name, reason,
-                   log ? log : "");
-    } else {
-      rs_kcache_put(kb->name, &key, cache_dir, cache_max, *image, *bytes);
-    }
-    free(log);
-  }
-  rs_kbuf_free(&key);
+  free(log);
   return st;
 }
 
 rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, const char *name, int uses_barrier,
-                             const char *cache_dir, size_t cache_max, rs_cuda_source_fn make_source, void *arg,
-                             void **fn) {
+                             const rs_jit_service *jit, const char *cache_dir, size_t cache_max,
+                             rs_cuda_source_fn make_source, void *arg, void **fn) {
   size_t bucket = (size_t)(fnv1a(key, key_len, 0xcbf29ce484222325ull ^ (uint64_t)b->device) % JIT_BUCKETS);
   pthread_mutex_lock(&rs_jit_lock);
   *fn = lookup_locked(bucket, b->device, key, key_len);
@@ -82,13 +68,12 @@ rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, con
   if (*fn) return RS_OK;
   /* A miss compiles outside the lock: two threads may compile the same kernel once each,
    * which is harmless; the first one in the table wins. */
-  const rs_kernel_backend *kb = rs_kernel_backend_for(RS_BACKEND_CUDA);
-  if (!kb) return rs_fail(RS_ERR_UNSUPPORTED, "array operations: no CUDA kernel backend in this build");
+  const rs_kernel_table *kb = &rs_cuda_kernels;
   char *source = NULL;
   RS_TRY(make_source(&source, arg));
   void *image = NULL, *module = NULL, *f = NULL;
   size_t bytes = 0;
-  rs_status st = get_image(b, kb, source, name, uses_barrier, cache_dir, cache_max, &image, &bytes);
+  rs_status st = get_image(b, jit, source, name, uses_barrier, cache_dir, cache_max, &image, &bytes);
   free(source);
   if (st == RS_OK) st = kb->load(b, image, bytes, &module);
   free(image);

@@ -1,7 +1,7 @@
 // Random numbers on the GPU: cuRAND's Philox4x32-10 (its counter-based core, from
 // curand_philox4x32_x.h alone - no generator state, no precalculated tables). Element i
 // takes counter block (offset + i) under key seed, the layout the host's generator
-// (src/backend/sim/sim_ops_random.c) uses, and the same conversions to values: uniform
+// (src/native/native_random.c) uses, and the same conversions to values: uniform
 // and integer results are the same bits on both; normal ones may differ in the last
 // place (device log/sin/cos).
 #include <cstdint>

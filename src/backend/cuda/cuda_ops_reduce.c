@@ -6,7 +6,7 @@
  * partial results are combined in order (so results do not depend on timing). */
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 
 enum { MODE_THREAD = 0, MODE_PARTIAL = 1, MODE_BLOCK = 2, MODE_FINAL = 3 };
 
@@ -24,7 +24,7 @@ static rs_status reduce_kernel(rs_backend *b, const rs_reduce_plan *p, int mode,
   int key[8] = {0x52450001, mode, (int)p->op, (int)p->in_dtype, (int)p->out_dtype, p->nkeep, p->nred, 0};
   red_src s = {p, mode};
   return rs_cuda_ops_kernel(b, key, sizeof key, mode == MODE_FINAL ? "rs_reduce_final" : "rs_reduce", 1,
-                            p->cache_dir ? p->cache_dir : "", p->cache_max, make_source, &s, fn);
+                            p->jit, p->cache_dir ? p->cache_dir : "", p->cache_max, make_source, &s, fn);
 }
 
 /* The parameter block of the generated kernels (8-byte words, struct R). */

@@ -1,7 +1,7 @@
-/* The CUDA backend's op table (src/ops/ops_backend.h). */
+/* The CUDA backend's op table (src/backend/ops_table.h). */
 #include "backend/cuda/cuda_ops.h"
 
-const rs_ops_backend rs_ops_cuda = {
+const rs_ops_table rs_cuda_ops = {
     .name = "cuda",
     .ew = rs_cuda_ops_ew,
     .reduce = rs_cuda_ops_reduce,

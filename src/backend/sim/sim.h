@@ -33,16 +33,6 @@ int rs_sim_is_device_ptr(const void *p);
 rs_status rs_sim_enqueue(rs_backend *b, void *stream, void (*run)(void *arg), void *arg,
                          void (*cleanup)(void *arg));
 
-/* Split [0, n) into chunks and run body(begin, end, arg) on them with the context's
- * sim_threads host threads (the caller is one of them); returns when every chunk has
- * finished. Callable from stream work and from several threads at once; nested calls
- * are allowed. body must not fail: it reports errors through arg. */
-void rs_sim_parallel_for(rs_backend *b, int64_t n,
-                         void (*body)(int64_t begin, int64_t end, void *arg), void *arg);
-
-/* The number of host threads rs_sim_parallel_for uses (>= 1). */
-int rs_sim_thread_count(const rs_backend *b);
-
 #ifdef __cplusplus
 }
 #endif

@@ -159,7 +159,7 @@ static rs_status sim_mem_info(rs_backend *b, size_t *free_bytes, size_t *total_b
   return RS_OK;
 }
 
-const rs_backend_vtable rs_backend_sim = {
+const rs_backend_vtable rs_sim_vtable = {
     .name = "sim",
     .kind = RS_BACKEND_SIM,
     .device_count = sim_device_count,
@@ -200,10 +200,3 @@ const rs_backend_vtable rs_backend_sim = {
     .device_async_trim = sim_device_async_trim,
     .device_async_usage = sim_device_async_usage,
 };
-
-int rs_sim_thread_count(const rs_backend *b) { return rs_thread_pool_threads(&b->pool); }
-
-void rs_sim_parallel_for(rs_backend *b, int64_t n, void (*body)(int64_t begin, int64_t end, void *arg),
-                         void *arg) {
-  rs_thread_pool_run(&b->pool, n, body, arg);
-}

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include "backend/backend.h"
 #include "backend/sim/sim.h"
 #include "core/thread_pool.h"
@@ -34,9 +35,6 @@ int sim_ptrmap_remove(sim_ptrmap *m, uintptr_t addr, sim_range *out);           
 const sim_range *sim_ptrmap_containing(const sim_ptrmap *m, uintptr_t addr);
 int sim_ptrmap_overlaps(const sim_ptrmap *m, uintptr_t addr, size_t size);
 void sim_ptrmap_release(sim_ptrmap *m);
-
-/* ---- the parallel-for pool: the core's (src/core/thread_pool.h) ---- */
-
 
 /* ---- streams, events and the signals they wait on ------------------------------------- */
 
@@ -119,6 +117,20 @@ struct rs_backend {
   rs_thread_pool pool;
 };
 
+/* ---- the parallel-for pool: the core's (src/core/thread_pool.h) ---- */
+
+/* Split [0, n) into chunks and run body(begin, end, arg) on them with the context's
+ * sim_threads host threads (the caller is one of them); returns when every chunk has
+ * finished. Callable from stream work and from several threads at once; nested calls
+ * are allowed. body must not fail: it reports errors through arg. */
+static inline void rs_sim_parallel_for(rs_backend *b, int64_t n, void (*body)(int64_t begin, int64_t end, void *arg),
+                                       void *arg) {
+  rs_thread_pool_run(&b->pool, n, body, arg);
+}
+
+/* The number of host threads rs_sim_parallel_for uses (>= 1). */
+static inline int rs_sim_thread_count(const rs_backend *b) { return rs_thread_pool_threads(&b->pool); }
+
 /* Streams (sim_stream.c). */
 rs_status sim_stream_new(rs_backend *b, unsigned flags, int builtin, sim_stream **out);
 /* Drain, join, unlist and free. RS_ERR_DESTROYED if another thread is already at it. */
@@ -183,7 +195,13 @@ rs_status sim_event_synchronize(rs_backend *b, void *ev);
 rs_status sim_event_query(rs_backend *b, void *ev, int *done);
 rs_status sim_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
 
-/* An errno's text without strerror's shared buffer. */
-const char *sim_errno_text(int err, char *buf, size_t len);
+/* An errno's text without strerror's shared buffer. GNU strerror_r may return a static
+ * string instead of filling buf. */
+static inline const char *sim_errno_text(int err, char *buf, size_t len) { return strerror_r(err, buf, len); }
+
+/* The tables of the simulator's descriptor (sim_desc.c). */
+extern const rs_backend_vtable rs_sim_vtable;
+extern const rs_kernel_table rs_sim_kernels;
+extern const rs_ops_table rs_sim_ops;
 
 #endif

@@ -1,4 +1,4 @@
-/* The simulator's user-kernel table (see kernel/kernel_backend.h); the work is in
+/* The simulator's user-kernel table (see backend/kernel_table.h); the work is in
  * sim_kernel_compile.c, sim_kernel_load.c and sim_kernel_run.c. */
 #include "backend/sim/sim_kernel.h"
 #include "core/error.h"
@@ -23,7 +23,7 @@ static rs_status sim_kernel_set_shared_limit(rs_backend *b, void *fn, size_t byt
   return RS_OK;
 }
 
-const rs_kernel_backend rs_kernel_backend_sim = {
+const rs_kernel_table rs_sim_kernels = {
     .name = "sim",
     .target = sim_kernel_target,
     .compile = sim_kernel_compile,

@@ -1,4 +1,4 @@
-/* Private to the simulator's user-kernel files (sim_kernel*.c, sim_fiber.c).
+/* Private to the simulator's user-kernel files (sim_kernel*.c, sim_kmodule.c, sim_fiber.c).
  *
  * A user kernel runs on the simulator as a shared object built by the host C++ compiler
  * from the user's source, a shim header (sim_kernel_shim.cpp) and a small entry stub. The
@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
-#include "kernel/kernel_backend.h"
+#include "core/textbuf.h"
+#include "backend/kernel_table.h"
 
 #define RS_SIM_ABI 1u
 
@@ -92,7 +93,7 @@ void sim_fiber_destroy(sim_fiber *f);
 void *sim_stack_alloc(size_t size);
 void sim_stack_free(void *stack, size_t size);
 
-/* ---- a loaded kernel object (sim_kernel_load.c) ------------------------------------------- */
+/* ---- a loaded kernel object (sim_kernel_load.c; lifetime and faults: sim_kmodule.c) ------- */
 
 typedef struct sim_kmodule {
   _Atomic int refs; /* the owner's, plus one per queued launch */
@@ -114,17 +115,8 @@ void sim_kmodule_release(sim_kmodule *m);
 /* Record the first fault of a launch (later ones are dropped: the first explains). */
 void sim_kmodule_fault(sim_kmodule *m, rs_status st, const char *message);
 
-/* A growable, NUL-terminated text (sim_kernel_source.c). */
-typedef struct sim_text {
-  char *data;
-  size_t len, cap;
-} sim_text;
-rs_status sim_text_add(sim_text *t, const void *data, size_t len);
-rs_status sim_text_addf(sim_text *t, const char *fmt, ...) RS_PRINTF(2, 3);
-void sim_text_free(sim_text *t);
-
 /* The C++ translation unit for src: shim, user source (rewritten), entry stub. */
-rs_status sim_kernel_translation_unit(const rs_kernel_source *src, sim_text *out);
+rs_status sim_kernel_translation_unit(const rs_kernel_source *src, rs_textbuf *out);
 
 /* The host C++ compiler (sim_kernel_cxx.c). sim_cxx_ready: RS_ERR_UNSUPPORTED if none
  * runs. sim_cxx_run: run argv (PATH lookup), stdout and stderr into *output (malloc'ed);

@@ -37,14 +37,14 @@ static rs_status rs_write_file(const char *path, const char *data, size_t len) {
 static rs_status rs_read_file(const char *path, void **data, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return rs_fail(RS_ERR_DEVICE, "sim compile: the compiler left no %s", path);
-  sim_text b = {0};
+  rs_textbuf b = {0};
   char chunk[65536];
   size_t n;
   rs_status st = RS_OK;
-  while (st == RS_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0) st = sim_text_add(&b, chunk, n);
+  while (st == RS_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0) st = rs_textbuf_add(&b, chunk, n);
   fclose(f);
   if (st != RS_OK || b.len == 0) {
-    sim_text_free(&b);
+    rs_textbuf_free(&b);
     return st != RS_OK ? st : rs_fail(RS_ERR_DEVICE, "sim compile: %s is empty", path);
   }
   *data = b.data;
@@ -111,10 +111,10 @@ static rs_status rs_prepare(const rs_kernel_source *src, rs_tmpdir *t) {
   RS_TRY(rs_write_file(t->shim, rs_sim_shim_text, strlen(rs_sim_shim_text)));
   const char *dev = rs_kernel_device_header();
   RS_TRY(rs_write_file(t->dev, dev, strlen(dev)));
-  sim_text text = {0};
+  rs_textbuf text = {0};
   rs_status st = sim_kernel_translation_unit(src, &text);
   if (st == RS_OK) st = rs_write_file(t->cpp, text.data, text.len);
-  sim_text_free(&text);
+  rs_textbuf_free(&text);
   return st;
 }
 

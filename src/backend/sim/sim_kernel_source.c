@@ -5,53 +5,10 @@
  * `extern __shared__ T name[];` (dynamic shared memory, which every such declaration
  * aliases) cannot be done by the shim's macros alone: it becomes a thread-local reference
  * to the block's dynamic shared buffer, on the same line. */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/sim/sim_kernel.h"
 #include "core/error.h"
-
-/* ---- a growable text (the kernel layer's buffer is not the backend's to use) ------------- */
-
-rs_status sim_text_add(sim_text *t, const void *data, size_t len) {
-  if (t->len + len + 1 > t->cap) {
-    size_t cap = t->cap ? t->cap : 4096;
-    while (cap < t->len + len + 1) cap *= 2;
-    char *grown = realloc(t->data, cap);
-    if (!grown) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim compile: out of host memory");
-    t->data = grown;
-    t->cap = cap;
-  }
-  memcpy(t->data + t->len, data, len);
-  t->len += len;
-  t->data[t->len] = '\0';
-  return RS_OK;
-}
-
-rs_status sim_text_addf(sim_text *t, const char *fmt, ...) {
-  char small[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0) return rs_fail(RS_ERR_INTERNAL, "sim compile: formatting failed");
-  if ((size_t)n < sizeof small) return sim_text_add(t, small, (size_t)n);
-  char *big = malloc((size_t)n + 1);
-  if (!big) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim compile: out of host memory");
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  rs_status st = sim_text_add(t, big, (size_t)n);
-  free(big);
-  return st;
-}
-
-void sim_text_free(sim_text *t) {
-  free(t->data);
-  t->data = NULL;
-  t->len = t->cap = 0;
-}
 
 /* ---- rewriting the source -------------------------------------------------------------- */
 
@@ -68,7 +25,7 @@ static const char *rs_find_token(const char *s, const char *from, const char *wo
 
 /* Append `decl` (blanked text of one declaration, without its ';') minus the words and
  * groups that are not part of the element type. Returns the declared name in name. */
-static rs_status rs_dynamic_shared_type(const char *decl, size_t len, sim_text *type, char *name, size_t name_len) {
+static rs_status rs_dynamic_shared_type(const char *decl, size_t len, rs_textbuf *type, char *name, size_t name_len) {
   const char *bracket = memchr(decl, '[', len);
   if (!bracket) return RS_ERR_NOT_FOUND;
   const char *e = bracket;
@@ -103,15 +60,15 @@ static rs_status rs_dynamic_shared_type(const char *decl, size_t len, sim_text *
       }
       continue;
     }
-    RS_TRY(sim_text_add(type, " ", 1));
-    RS_TRY(sim_text_add(type, w, wl));
+    RS_TRY(rs_textbuf_add(type, " ", 1));
+    RS_TRY(rs_textbuf_add(type, w, wl));
   }
   return RS_OK;
 }
 
 /* The user's source with each `extern __shared__ T name[];` turned into a thread-local
  * reference to the block's dynamic shared memory, on the same line. */
-static rs_status rs_rewrite(const rs_kernel_source *src, sim_text *out) {
+static rs_status rs_rewrite(const rs_kernel_source *src, rs_textbuf *out) {
   const char *s = src->blanked, *text = src->text;
   size_t copied = 0;
   for (const char *at = rs_find_token(s, s, "__shared__"); at; at = rs_find_token(s, at + 1, "__shared__")) {
@@ -121,47 +78,47 @@ static rs_status rs_rewrite(const rs_kernel_source *src, sim_text *out) {
     const char *d1 = strchr(at, ';');
     if (!d1 || (size_t)(d0 - s) < copied) continue;
     if (!rs_find_token(s, d0, "extern") || rs_find_token(s, d0, "extern") > at) continue;
-    sim_text type = {0};
+    rs_textbuf type = {0};
     char name[128];
     rs_status st = rs_dynamic_shared_type(d0, (size_t)(d1 - d0), &type, name, sizeof name);
     if (st == RS_ERR_NOT_FOUND) {
-      sim_text_free(&type);
+      rs_textbuf_free(&type);
       continue; /* not an array: the compiler will complain in its own words */
     }
-    if (st == RS_OK) st = sim_text_add(out, text + copied, (size_t)(d0 - s) - copied);
+    if (st == RS_OK) st = rs_textbuf_add(out, text + copied, (size_t)(d0 - s) - copied);
     if (st == RS_OK)
-      st = sim_text_addf(out,
+      st = rs_textbuf_addf(out,
                         "static thread_local%s (&%s)[] = *reinterpret_cast<%s (*)[]>(::rs_sim_rt::rt->dynamic_shared());",
                         type.data, name, type.data);
     for (const char *p = d0; st == RS_OK && p < d1; p++)
-      if (*p == '\n') st = sim_text_add(out, "\n", 1);
-    sim_text_free(&type);
+      if (*p == '\n') st = rs_textbuf_add(out, "\n", 1);
+    rs_textbuf_free(&type);
     RS_TRY(st);
     copied = (size_t)(d1 - s) + 1;
   }
-  return sim_text_add(out, text + copied, strlen(text) - copied);
+  return rs_textbuf_add(out, text + copied, strlen(text) - copied);
 }
 
 /* The stub with @NAME@ and @BARRIER@ filled in. */
-static rs_status rs_entry(const rs_kernel_source *src, sim_text *out) {
+static rs_status rs_entry(const rs_kernel_source *src, rs_textbuf *out) {
   for (const char *p = rs_sim_entry_text; *p;) {
     if (!strncmp(p, "@NAME@", 6)) {
-      RS_TRY(sim_text_add(out, src->name, strlen(src->name)));
+      RS_TRY(rs_textbuf_add(out, src->name, strlen(src->name)));
       p += 6;
     } else if (!strncmp(p, "@BARRIER@", 9)) {
-      RS_TRY(sim_text_add(out, src->uses_barrier ? "1" : "0", 1));
+      RS_TRY(rs_textbuf_add(out, src->uses_barrier ? "1" : "0", 1));
       p += 9;
     } else {
-      RS_TRY(sim_text_add(out, p, 1));
+      RS_TRY(rs_textbuf_add(out, p, 1));
       p++;
     }
   }
   return RS_OK;
 }
 
-rs_status sim_kernel_translation_unit(const rs_kernel_source *src, sim_text *out) {
-  RS_TRY(sim_text_addf(out, "#include \"rs_sim_shim.h\"\n#line 1 \"%s\"\n", src->file));
+rs_status sim_kernel_translation_unit(const rs_kernel_source *src, rs_textbuf *out) {
+  RS_TRY(rs_textbuf_addf(out, "#include \"rs_sim_shim.h\"\n#line 1 \"%s\"\n", src->file));
   RS_TRY(rs_rewrite(src, out));
-  RS_TRY(sim_text_add(out, "\n", 1));
+  RS_TRY(rs_textbuf_add(out, "\n", 1));
   return rs_entry(src, out);
 }

@@ -275,11 +275,6 @@ void sim_memory_release_all(rs_backend *b) {
   b->mem_used = 0;
 }
 
-const char *sim_errno_text(int err, char *buf, size_t len) {
-  /* GNU strerror_r may return a static string instead of filling buf. */
-  return strerror_r(err, buf, len);
-}
-
 int sim_is_pageable(rs_backend *b, const void *p) {
   if (rs_sim_is_device_ptr(p)) return 0;
   uintptr_t a = (uintptr_t)p;

@@ -1,24 +1,12 @@
-/* The simulator's op table and the host table: the same native loops, queued on a
- * simulator stream (device pointers translated, run over the pool) or run at once on
- * the calling thread. A queued task owns a copy of its plan and any scratch memory,
- * allocated here - before queuing - so the work itself cannot fail. */
+/* The simulator's op table: the native loops queued on a simulator stream, device pointers
+ * translated, run over the simulator's pool. A queued task owns a copy of its plan and
+ * any scratch memory, allocated here - before queuing - so the work itself cannot fail. */
 #include <stdlib.h>
 #include <string.h>
-#include "backend/sim/sim.h"
-#include "backend/sim/sim_ops.h"
+#include "backend/sim/sim_internal.h"
+#include "native/native.h"
+#include "backend/ops_table.h"
 #include "core/error.h"
-
-void rs_native_for(rs_backend *sim, int64_t n, void (*body)(int64_t, int64_t, void *), void *arg) {
-  if (sim)
-    rs_sim_parallel_for(sim, n, body, arg);
-  else
-    body(0, n, arg);
-}
-
-/* Below this much work the pool's hand-off costs more than it saves. */
-int rs_native_parallel(rs_backend *sim, int64_t work) {
-  return sim && work >= 65536 && rs_sim_thread_count(sim) > 1;
-}
 
 static void *tr(const void *p) { return rs_sim_translate(p); }
 
@@ -56,7 +44,7 @@ typedef struct ew_task {
 
 static void ew_run(void *arg) {
   ew_task *t = arg;
-  rs_native_ew(t->h.b, &t->p, &t->g);
+  rs_native_ew(&t->h.b->pool, &t->p, &t->g);
 }
 
 static rs_status sim_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream) {
@@ -69,12 +57,6 @@ static rs_status sim_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom 
   return submit(b, stream, ew_run, &t->h, "elementwise");
 }
 
-static rs_status host_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream) {
-  (void)b, (void)stream;
-  rs_native_ew(NULL, p, g);
-  return RS_OK;
-}
-
 /* ---- reductions ---- */
 typedef struct reduce_task {
   task_head h;
@@ -83,14 +65,7 @@ typedef struct reduce_task {
 
 static void reduce_run(void *arg) {
   reduce_task *t = arg;
-  rs_native_reduce(t->h.b, &t->p, t->h.scratch);
-}
-
-static rs_status alloc_scratch(void **out, size_t bytes, const char *what) {
-  *out = NULL;
-  if (bytes == 0) return RS_OK;
-  *out = malloc(bytes);
-  return *out ? RS_OK : no_memory(what, bytes);
+  rs_native_reduce(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status sim_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
@@ -100,21 +75,12 @@ static rs_status sim_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream
   t->p = *p;
   t->p.in = tr(p->in);
   t->p.out = tr(p->out);
-  rs_status st = alloc_scratch(&t->h.scratch, rs_native_reduce_scratch(p), "reduce");
+  rs_status st = rs_native_scratch(&t->h.scratch, rs_native_reduce_scratch(p), "sim reduce");
   if (st != RS_OK) {
     task_free(t);
     return st;
   }
   return submit(b, stream, reduce_run, &t->h, "reduce");
-}
-
-static rs_status host_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
-  (void)b, (void)stream;
-  void *scratch = NULL;
-  RS_TRY(alloc_scratch(&scratch, rs_native_reduce_scratch(p), "reduce"));
-  rs_native_reduce(NULL, p, scratch);
-  free(scratch);
-  return RS_OK;
 }
 
 /* ---- sort ---- */
@@ -125,7 +91,7 @@ typedef struct sort_task {
 
 static void sort_run(void *arg) {
   sort_task *t = arg;
-  rs_native_sort(t->h.b, &t->p, t->h.scratch);
+  rs_native_sort(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status sim_sort(rs_backend *b, const rs_sort_plan *p, void *stream) {
@@ -136,21 +102,12 @@ static rs_status sim_sort(rs_backend *b, const rs_sort_plan *p, void *stream) {
   t->p.src = tr(p->src);
   t->p.dst = tr(p->dst);
   t->p.indices = tr(p->indices);
-  rs_status st = alloc_scratch(&t->h.scratch, rs_native_sort_scratch(p), "sort");
+  rs_status st = rs_native_scratch(&t->h.scratch, rs_native_sort_scratch(p), "sim sort");
   if (st != RS_OK) {
     task_free(t);
     return st;
   }
   return submit(b, stream, sort_run, &t->h, "sort");
-}
-
-static rs_status host_sort(rs_backend *b, const rs_sort_plan *p, void *stream) {
-  (void)b, (void)stream;
-  void *scratch = NULL;
-  RS_TRY(alloc_scratch(&scratch, rs_native_sort_scratch(p), "sort"));
-  rs_native_sort(NULL, p, scratch);
-  free(scratch);
-  return RS_OK;
 }
 
 /* ---- random ---- */
@@ -161,7 +118,7 @@ typedef struct random_task {
 
 static void random_run(void *arg) {
   random_task *t = arg;
-  rs_native_random(t->h.b, &t->p);
+  rs_native_random(&t->h.b->pool, &t->p);
 }
 
 static rs_status sim_random(rs_backend *b, const rs_random_plan *p, void *stream) {
@@ -173,12 +130,6 @@ static rs_status sim_random(rs_backend *b, const rs_random_plan *p, void *stream
   return submit(b, stream, random_run, &t->h, "random");
 }
 
-static rs_status host_random(rs_backend *b, const rs_random_plan *p, void *stream) {
-  (void)b, (void)stream;
-  rs_native_random(NULL, p);
-  return RS_OK;
-}
-
 /* ---- matmul ---- */
 typedef struct matmul_task {
   task_head h;
@@ -187,7 +138,7 @@ typedef struct matmul_task {
 
 static void matmul_run(void *arg) {
   matmul_task *t = arg;
-  rs_native_matmul(t->h.b, &t->p);
+  rs_native_matmul(&t->h.b->pool, &t->p);
 }
 
 static rs_status sim_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream) {
@@ -201,12 +152,6 @@ static rs_status sim_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream
   return submit(b, stream, matmul_run, &t->h, "matmul");
 }
 
-static rs_status host_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream) {
-  (void)b, (void)stream;
-  rs_native_matmul(NULL, p);
-  return RS_OK;
-}
-
 /* ---- svd ---- */
 typedef struct svd_task {
   task_head h;
@@ -215,7 +160,7 @@ typedef struct svd_task {
 
 static void svd_run(void *arg) {
   svd_task *t = arg;
-  rs_native_svd(t->h.b, &t->p, t->h.scratch);
+  rs_native_svd(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status sim_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
@@ -228,21 +173,12 @@ static rs_status sim_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
   t->p.s = tr(p->s);
   t->p.vh = tr(p->vh);
   t->p.info = tr(p->info);
-  rs_status st = alloc_scratch(&t->h.scratch, rs_native_svd_scratch(p), "svd");
+  rs_status st = rs_native_scratch(&t->h.scratch, rs_native_svd_scratch(p), "sim svd");
   if (st != RS_OK) {
     task_free(t);
     return st;
   }
   return submit(b, stream, svd_run, &t->h, "svd");
-}
-
-static rs_status host_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
-  (void)b, (void)stream;
-  void *scratch = NULL;
-  RS_TRY(alloc_scratch(&scratch, rs_native_svd_scratch(p), "svd"));
-  rs_native_svd(NULL, p, scratch);
-  free(scratch);
-  return RS_OK;
 }
 
 /* ---- solve ---- */
@@ -253,7 +189,7 @@ typedef struct solve_task {
 
 static void solve_run(void *arg) {
   solve_task *t = arg;
-  rs_native_solve(t->h.b, &t->p, t->h.scratch);
+  rs_native_solve(&t->h.b->pool, &t->p, t->h.scratch);
 }
 
 static rs_status sim_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
@@ -264,7 +200,7 @@ static rs_status sim_solve(rs_backend *b, const rs_solve_plan *p, void *stream) 
   t->p.a = tr(p->a);
   t->p.b = tr(p->b);
   t->p.info = tr(p->info);
-  rs_status st = alloc_scratch(&t->h.scratch, rs_native_solve_scratch(p), "solve");
+  rs_status st = rs_native_scratch(&t->h.scratch, rs_native_solve_scratch(p), "sim solve");
   if (st != RS_OK) {
     task_free(t);
     return st;
@@ -272,16 +208,7 @@ static rs_status sim_solve(rs_backend *b, const rs_solve_plan *p, void *stream) 
   return submit(b, stream, solve_run, &t->h, "solve");
 }
 
-static rs_status host_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
-  (void)b, (void)stream;
-  void *scratch = NULL;
-  RS_TRY(alloc_scratch(&scratch, rs_native_solve_scratch(p), "solve"));
-  rs_native_solve(NULL, p, scratch);
-  free(scratch);
-  return RS_OK;
-}
-
-const rs_ops_backend rs_ops_sim = {
+const rs_ops_table rs_sim_ops = {
     .name = "sim",
     .ew = sim_ew,
     .reduce = sim_reduce,
@@ -290,15 +217,4 @@ const rs_ops_backend rs_ops_sim = {
     .matmul = sim_matmul,
     .svd = sim_svd,
     .solve = sim_solve,
-};
-
-const rs_ops_backend rs_ops_host_table = {
-    .name = "host",
-    .ew = host_ew,
-    .reduce = host_reduce,
-    .sort = host_sort,
-    .random = host_random,
-    .matmul = host_matmul,
-    .svd = host_svd,
-    .solve = host_solve,
 };

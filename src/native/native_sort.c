@@ -5,7 +5,7 @@
  * use insertion sort (also stable), so argsort equals NumPy's kind="stable". Rows run in
  * parallel, each in its own slice of the scratch memory. */
 #include <string.h>
-#include "backend/sim/sim_ops.h"
+#include "native/native.h"
 
 static int key_width(rs_dtype dt) { return (int)rs_dtype_size(dt); }
 
@@ -233,11 +233,11 @@ static void sort_rows(int64_t r0, int64_t r1, void *arg) {
   }
 }
 
-void rs_native_sort(rs_backend *sim, const rs_sort_plan *p, void *scratch) {
+void rs_native_sort(rs_thread_pool *pool, const rs_sort_plan *p, void *scratch) {
   if (p->rows <= 0 || p->n <= 0) return;
   sort_job j = {p, scratch, key_width(p->dtype)};
-  if (p->rows > 1 && rs_native_parallel(sim, p->rows * p->n))
-    rs_native_for(sim, p->rows, sort_rows, &j);
+  if (p->rows > 1 && rs_native_parallel(pool, p->rows * p->n))
+    rs_native_for(pool, p->rows, sort_rows, &j);
   else
     sort_rows(0, p->rows, &j);
 }

@@ -4,8 +4,8 @@
  * NumPy (maximum/minimum propagate NaN, fmax/fmin ignore it). The same semantics are
  * generated as CUDA C in src/backend/cuda/cuda_ops_codegen.c. */
 #include <math.h>
-#include "backend/sim/sim_ops.h"
-#include "ops/dtype_rules.h"
+#include "native/native.h"
+#include "core/dtype_rules.h"
 
 /* ---- scalar helpers ---------------------------------------------------------------- */
 

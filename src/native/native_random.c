@@ -5,9 +5,9 @@
  * (the layout cuRAND's Philox uses: counter words 0-1 the block number, key the seed). */
 #include <math.h>
 #include <string.h>
-#include "backend/sim/sim_ops.h"
-#include "ops/dtype_rules.h"
-#include "ops/half.h"
+#include "native/native.h"
+#include "core/dtype_rules.h"
+#include "core/half.h"
 
 void rs_philox4x32(uint64_t key, uint64_t ctr, uint32_t out[4]) {
   uint32_t c0 = (uint32_t)ctr, c1 = (uint32_t)(ctr >> 32), c2 = 0, c3 = 0;
@@ -130,10 +130,10 @@ static void rand_body(int64_t begin, int64_t end, void *arg) {
   }
 }
 
-void rs_native_random(rs_backend *sim, const rs_random_plan *p) {
+void rs_native_random(rs_thread_pool *pool, const rs_random_plan *p) {
   rand_job j = {p};
-  if (rs_native_parallel(sim, p->count))
-    rs_native_for(sim, p->count, rand_body, &j);
+  if (rs_native_parallel(pool, p->count))
+    rs_native_for(pool, p->count, rand_body, &j);
   else
     rand_body(0, p->count, &j);
 }

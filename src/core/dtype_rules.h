@@ -1,14 +1,30 @@
 /* Internal: NumPy 2's typing rules - promotion, the loop and result dtypes of each op,
  * weak (Python) scalars, and "same_kind" casting. Pure functions of dtypes; shared by
  * every backend. */
-#ifndef RS_OPS_DTYPE_RULES_H
-#define RS_OPS_DTYPE_RULES_H
+#ifndef RS_CORE_DTYPE_RULES_H
+#define RS_CORE_DTYPE_RULES_H
 
-#include "ops/ops_backend.h"
+#include "resident/ops.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- value classes: how a dtype's values are held while computing ------------------- */
+/* B bool (uint8 0/1), I int64 (every signed integer and uint8..uint32), U uint64,
+ * F float (float16, float32), D double, C float complex, Z double complex. A value of a
+ * narrower dtype held in its class is always exactly representable in that dtype (int8
+ * values stay in -128..127 after every op: results are wrapped/rounded to the dtype). */
+typedef enum rs_cls {
+  RS_CLS_B = 0,
+  RS_CLS_I,
+  RS_CLS_U,
+  RS_CLS_F,
+  RS_CLS_D,
+  RS_CLS_C,
+  RS_CLS_Z,
+  RS_CLS_COUNT
+} rs_cls;
 
 rs_cls rs_dtype_cls(rs_dtype dt);
 int rs_dtype_is_bool(rs_dtype dt);

@@ -1,27 +1,14 @@
-/* Internal: what array operations ask of a backend - a table of its own, beside the
- * backend interface (src/backend/backend.h), so ops grow without touching that interface.
- *
- * The ops layer (src/ops) does everything that does not depend on where the data is:
- * validation, type promotion, broadcasting, result allocation, the decision where an op
- * runs, the implicit copies of mixed operands. It hands a backend a PLAN: plain structs
- * with addresses the backend can use (device pointers for the device tables, host
- * pointers for the host table), byte strides and dtypes, already checked. A backend
- * entry queues the work on `stream` and may return before it is done; it does not
- * allocate results (those are arrays of the ops layer) but may use private scratch
- * memory ordered on the stream.
- *
- * Three tables exist: the simulator's and the CUDA backend's (device work), and the host
- * table: the simulator's native loops run at once on the calling thread, for ops whose
- * data is all on the host (its `b` and `stream` are ignored). The native loops are
- * written once (src/backend/sim/sim_ops_*.c) and serve the simulator and the host path.
- *
- * Included by C and by CUDA C++ (.cu) files.
+/* Internal: the plans an array operation hands to whatever runs it - plain structs with
+ * addresses the runner can use, byte strides and dtypes, already checked by the ops layer
+ * (src/ops). The native loops (src/native) run them on the host; the backends' op tables
+ * (src/backend/ops_table.h) queue them on a device. Included by C and CUDA C++ files.
  */
-#ifndef RS_OPS_BACKEND_H
-#define RS_OPS_BACKEND_H
+#ifndef RS_NATIVE_PLANS_H
+#define RS_NATIVE_PLANS_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include "backend/backend.h"
+#include "core/dtype_rules.h"
 #include "resident/ops.h"
 #include "resident/reduce.h"
 
@@ -29,21 +16,7 @@
 extern "C" {
 #endif
 
-/* ---- value classes: how a dtype's values are held while computing ------------------- */
-/* B bool (uint8 0/1), I int64 (every signed integer and uint8..uint32), U uint64,
- * F float (float16, float32), D double, C float complex, Z double complex. A value of a
- * narrower dtype held in its class is always exactly representable in that dtype (int8
- * values stay in -128..127 after every op: results are wrapped/rounded to the dtype). */
-typedef enum rs_cls {
-  RS_CLS_B = 0,
-  RS_CLS_I,
-  RS_CLS_U,
-  RS_CLS_F,
-  RS_CLS_D,
-  RS_CLS_C,
-  RS_CLS_Z,
-  RS_CLS_COUNT
-} rs_cls;
+struct rs_jit_service;
 
 /* ---- elementwise programs ---------------------------------------------------------- */
 /* A straight-line program over registers, one register per instruction (SSA): the
@@ -94,6 +67,9 @@ typedef struct rs_ew_geom {
   char *ptr[RS_EW_MAX_ARRAYS];
   int64_t strides[RS_EW_MAX_ARRAYS][RS_MAX_DIMS];
   int64_t index_strides[RS_MAX_DIMS];
+  /* for backends that generate code for the plan (the native loops ignore these): the
+   * compile service (src/backend/jit.h) and its disk cache */
+  const struct rs_jit_service *jit;
   const char *cache_dir; /* where generated kernels are cached on disk ("" = memory only) */
   size_t cache_max;      /* the disk cache's limit (0 = none) */
 } rs_ew_geom;
@@ -118,11 +94,13 @@ typedef struct rs_reduce_plan {
   int64_t red_shape[RS_MAX_DIMS];
   int64_t red_strides[RS_MAX_DIMS];
   int64_t n_out, n_red;
-  const char *cache_dir; /* as in rs_ew_geom */
+  const struct rs_jit_service *jit; /* as in rs_ew_geom */
+  const char *cache_dir;
   size_t cache_max;
 } rs_reduce_plan;
 
-/* The class a reduction accumulates in (sum of float32 in double, ...). */
+/* The class a reduction accumulates in (sum of float32 in double, ...); defined with the
+ * native reductions (native_reduce.c), used by every backend that generates them. */
 rs_cls rs_reduce_acc_cls(rs_reduce_op op, rs_dtype in_dtype);
 
 /* ---- sort -------------------------------------------------------------------------- */
@@ -195,30 +173,6 @@ typedef struct rs_solve_plan {
   void *b;
   int32_t *info;
 } rs_solve_plan;
-
-/* ---- the table --------------------------------------------------------------------- */
-typedef struct rs_ops_backend {
-  const char *name;
-  rs_status (*ew)(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream);
-  rs_status (*reduce)(rs_backend *b, const rs_reduce_plan *p, void *stream);
-  rs_status (*sort)(rs_backend *b, const rs_sort_plan *p, void *stream);
-  rs_status (*random)(rs_backend *b, const rs_random_plan *p, void *stream);
-  rs_status (*matmul)(rs_backend *b, const rs_matmul_plan *p, void *stream);
-  rs_status (*svd)(rs_backend *b, const rs_svd_plan *p, void *stream);
-  rs_status (*solve)(rs_backend *b, const rs_solve_plan *p, void *stream);
-} rs_ops_backend;
-
-/* The device-side table of a backend (NULL if that backend is not built in). */
-const rs_ops_backend *rs_ops_backend_for(rs_backend_kind kind);
-
-/* The host path: native loops run synchronously on the calling thread. */
-const rs_ops_backend *rs_ops_host(void);
-
-extern const rs_ops_backend rs_ops_sim;
-extern const rs_ops_backend rs_ops_host_table;
-#ifdef RS_HAVE_CUDA
-extern const rs_ops_backend rs_ops_cuda;
-#endif
 
 #ifdef __cplusplus
 }

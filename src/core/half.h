@@ -1,7 +1,7 @@
 /* Internal: IEEE half <-> float/double conversions (round to nearest even), in portable C
  * because float16 is storage only here and no C11 type holds it. */
-#ifndef RS_OPS_HALF_H
-#define RS_OPS_HALF_H
+#ifndef RS_CORE_HALF_H
+#define RS_CORE_HALF_H
 
 #include <math.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
 #include <complex.h>
 #include <math.h>
 #include <string.h>
-#include "backend/sim/sim_ops.h"
+#include "native/native.h"
 
 typedef double _Complex zc;
 
@@ -208,12 +208,12 @@ static void svd_body(int64_t q0, int64_t q1, void *arg) {
   for (int64_t q = q0; q < q1; q++) svd_one(j->p, q, j->scratch + (size_t)q * per_matrix(j->p), &j->flags[q]);
 }
 
-void rs_native_svd(rs_backend *sim, const rs_svd_plan *p, void *scratch) {
+void rs_native_svd(rs_thread_pool *pool, const rs_svd_plan *p, void *scratch) {
   size_t flags_at = per_matrix(p) * (size_t)p->batch;
   svd_job j = {p, scratch, (int32_t *)(void *)((unsigned char *)scratch + flags_at)};
   int64_t M = p->m > p->n ? p->m : p->n;
-  if (p->batch > 1 && rs_native_parallel(sim, p->batch * M * M * 8))
-    rs_native_for(sim, p->batch, svd_body, &j);
+  if (p->batch > 1 && rs_native_parallel(pool, p->batch * M * M * 8))
+    rs_native_for(pool, p->batch, svd_body, &j);
   else
     svd_body(0, p->batch, &j);
   int32_t info = 0;

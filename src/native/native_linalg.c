@@ -5,7 +5,7 @@
 #include <complex.h>
 #include <math.h>
 #include <string.h>
-#include "backend/sim/sim_ops.h"
+#include "native/native.h"
 
 #define MM_BLOCK 256
 
@@ -54,11 +54,11 @@ static void matmul_body(int64_t r0, int64_t r1, void *arg) {
   }
 }
 
-void rs_native_matmul(rs_backend *sim, const rs_matmul_plan *p) {
+void rs_native_matmul(rs_thread_pool *pool, const rs_matmul_plan *p) {
   int64_t rows = p->batch * p->m;
   if (rows <= 0 || p->n <= 0) return;
-  if (rs_native_parallel(sim, rows * p->n * (p->k > 0 ? p->k : 1)))
-    rs_native_for(sim, rows, matmul_body, (void *)(uintptr_t)p);
+  if (rs_native_parallel(pool, rows * p->n * (p->k > 0 ? p->k : 1)))
+    rs_native_for(pool, rows, matmul_body, (void *)(uintptr_t)p);
   else
     matmul_body(0, rows, (void *)(uintptr_t)p);
 }
@@ -168,11 +168,11 @@ static void solve_body(int64_t q0, int64_t q1, void *arg) {
   }
 }
 
-void rs_native_solve(rs_backend *sim, const rs_solve_plan *p, void *scratch) {
+void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch) {
   size_t flags_at = rs_native_solve_scratch(p) - sizeof(int32_t) * (size_t)p->batch;
   solve_job j = {p, scratch, (int32_t *)(void *)((unsigned char *)scratch + flags_at)};
-  if (p->batch > 1 && rs_native_parallel(sim, p->batch * p->n * p->n * p->n))
-    rs_native_for(sim, p->batch, solve_body, &j);
+  if (p->batch > 1 && rs_native_parallel(pool, p->batch * p->n * p->n * p->n))
+    rs_native_for(pool, p->batch, solve_body, &j);
   else
     solve_body(0, p->batch, &j);
   int32_t info = 0;

@@ -1,6 +1,6 @@
 /* NumPy 2's typing rules, written as the rules (not as a table) so each can be read and
  * checked; tests/test_ops_types.c compares them with numpy itself. */
-#include "ops/dtype_rules.h"
+#include "core/dtype_rules.h"
 #include "core/error.h"
 
 rs_cls rs_dtype_cls(rs_dtype dt) {

@@ -8,9 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "backend/sim/sim_ops.h"
-#include "ops/dtype_rules.h"
-#include "ops/half.h"
+#include "native/native.h"
+#include "core/dtype_rules.h"
+#include "core/half.h"
 
 rs_cls rs_reduce_acc_cls(rs_reduce_op op, rs_dtype in) {
   rs_cls c = rs_dtype_cls(in);
@@ -348,14 +348,14 @@ size_t rs_native_reduce_scratch(const rs_reduce_plan *p) {
   return split_mode(p) ? (size_t)SPLIT_CHUNKS * (size_t)p->n_out * sizeof(racc) : 0;
 }
 
-void rs_native_reduce(rs_backend *sim, const rs_reduce_plan *p, void *scratch) {
+void rs_native_reduce(rs_thread_pool *pool, const rs_reduce_plan *p, void *scratch) {
   red_job j = {p, rs_reduce_acc_cls(p->op, p->in_dtype), rs_dtype_cls(p->in_dtype), NULL, 0};
   if (p->n_out <= 0) return;
   if (split_mode(p)) {
     j.partials = scratch;
     j.chunk = (p->n_red + SPLIT_CHUNKS - 1) / SPLIT_CHUNKS;
-    if (rs_native_parallel(sim, p->n_red))
-      rs_native_for(sim, SPLIT_CHUNKS, split_body, &j);
+    if (rs_native_parallel(pool, p->n_red))
+      rs_native_for(pool, SPLIT_CHUNKS, split_body, &j);
     else
       split_body(0, SPLIT_CHUNKS, &j);
     for (int64_t o = 0; o < p->n_out; o++) {
@@ -371,8 +371,8 @@ void rs_native_reduce(rs_backend *sim, const rs_reduce_plan *p, void *scratch) {
   int outer = p->nkeep > 0 && p->nred > 0 && p->keep_shape[p->nkeep - 1] > 1 &&
               llabs(p->keep_in_strides[p->nkeep - 1]) < llabs(p->red_strides[p->nred - 1]);
   void (*body)(int64_t, int64_t, void *) = outer ? outer_body : inner_body;
-  if (rs_native_parallel(sim, p->n_out * (p->n_red > 0 ? p->n_red : 1)))
-    rs_native_for(sim, p->n_out, body, &j);
+  if (rs_native_parallel(pool, p->n_out * (p->n_red > 0 ? p->n_red : 1)))
+    rs_native_for(pool, p->n_out, body, &j);
   else
     body(0, p->n_out, &j);
 }

@@ -1,18 +1,21 @@
 /* Internal: the native loops of the array operations. Written once, they run in two
  * places: as the simulator's device work (queued on a stream, spread over its thread
  * pool) and as the host path (ops on host arrays, run at once on the calling thread).
- * `sim` is the simulator backend whose pool to use, or NULL for the calling thread only.
- * All pointers are host-usable (the simulator's table translates device pointers before
- * the work runs). The loops cannot fail: whatever may fail is checked or allocated by the
- * caller beforehand.
+ * `pool` is the thread pool to spread the work over, or NULL for the calling thread only.
+ * All pointers are host-usable (the simulator translates device pointers before the work
+ * runs). The loops cannot fail: whatever may fail is checked or allocated by the caller
+ * beforehand.
  */
-#ifndef RS_BACKEND_SIM_OPS_H
-#define RS_BACKEND_SIM_OPS_H
+#ifndef RS_NATIVE_H
+#define RS_NATIVE_H
 
 #include <complex.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "ops/ops_backend.h"
+#include <stdlib.h>
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "native/plans.h"
 
 /* The C type of each value class. */
 typedef uint8_t rs_vb;
@@ -29,13 +32,32 @@ typedef double _Complex rs_vz;
 
 size_t rs_cls_size(rs_cls c);
 
-/* body over [0, n) in chunks: on the simulator's pool, or here when sim is NULL. */
-void rs_native_for(rs_backend *sim, int64_t n, void (*body)(int64_t begin, int64_t end, void *arg),
-                   void *arg);
-/* Worth spreading over threads? (the hand-off costs more than small loops) */
-int rs_native_parallel(rs_backend *sim, int64_t work);
+/* body over [0, n) in chunks: on the pool, or here when pool is NULL. */
+static inline void rs_native_for(rs_thread_pool *pool, int64_t n,
+                                 void (*body)(int64_t begin, int64_t end, void *arg), void *arg) {
+  if (pool)
+    rs_thread_pool_run(pool, n, body, arg);
+  else
+    body(0, n, arg);
+}
 
-/* ---- values (sim_ops_convert.c) ---- */
+/* Worth spreading over threads? Below this much work the pool's hand-off costs more than
+ * it saves. */
+static inline int rs_native_parallel(rs_thread_pool *pool, int64_t work) {
+  return pool && work >= 65536 && rs_thread_pool_threads(pool) > 1;
+}
+
+/* Scratch memory for a loop that asks for it (*out NULL when bytes is 0), allocated
+ * before the work so the work cannot fail. `who` names the caller in the message. */
+static inline rs_status rs_native_scratch(void **out, size_t bytes, const char *who) {
+  *out = NULL;
+  if (bytes == 0) return RS_OK;
+  *out = malloc(bytes);
+  if (!*out) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no host memory for %zu bytes of scratch", who, bytes);
+  return RS_OK;
+}
+
+/* ---- values (native_convert.c) ---- */
 /* NumPy's float-to-integer results on x86: NaN and out-of-range give INT64_MIN. */
 int64_t rs_nat_f2i(double v);
 uint64_t rs_nat_f2u(double v);
@@ -50,28 +72,28 @@ void rs_nat_normalize(rs_dtype dt, void *buf, int n);
 /* n copies of a scalar as dt (in dt's class). */
 void rs_nat_const(rs_scalar s, rs_dtype dt, void *dst, int n);
 
-/* ---- math (sim_ops_math.c): operands in arg's class, results in res's class ---- */
+/* ---- math (native_math.c): operands in arg's class, results in res's class ---- */
 void rs_nat_unary(int op, rs_dtype arg, rs_dtype res, const void *x, void *r, int n);
 void rs_nat_binary(int op, rs_dtype arg, rs_dtype res, const void *x, const void *y, void *r, int n);
 
 /* ---- the operations ---- */
-void rs_native_ew(rs_backend *sim, const rs_ew_program *p, const rs_ew_geom *g);
+void rs_native_ew(rs_thread_pool *pool, const rs_ew_program *p, const rs_ew_geom *g);
 
 size_t rs_native_reduce_scratch(const rs_reduce_plan *p);
-void rs_native_reduce(rs_backend *sim, const rs_reduce_plan *p, void *scratch);
+void rs_native_reduce(rs_thread_pool *pool, const rs_reduce_plan *p, void *scratch);
 
 size_t rs_native_sort_scratch(const rs_sort_plan *p);
-void rs_native_sort(rs_backend *sim, const rs_sort_plan *p, void *scratch);
+void rs_native_sort(rs_thread_pool *pool, const rs_sort_plan *p, void *scratch);
 
-void rs_native_random(rs_backend *sim, const rs_random_plan *p);
+void rs_native_random(rs_thread_pool *pool, const rs_random_plan *p);
 
-void rs_native_matmul(rs_backend *sim, const rs_matmul_plan *p);
+void rs_native_matmul(rs_thread_pool *pool, const rs_matmul_plan *p);
 
 size_t rs_native_svd_scratch(const rs_svd_plan *p);
-void rs_native_svd(rs_backend *sim, const rs_svd_plan *p, void *scratch);
+void rs_native_svd(rs_thread_pool *pool, const rs_svd_plan *p, void *scratch);
 
 size_t rs_native_solve_scratch(const rs_solve_plan *p);
-void rs_native_solve(rs_backend *sim, const rs_solve_plan *p, void *scratch);
+void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch);
 
 /* Philox4x32-10 (Salmon et al., SC'11): four 32-bit words of counter block `ctr` under
  * a 64-bit key. */

@@ -1,8 +1,9 @@
 /* Internal: what a backend provides for user kernels - compile, load, find a function,
  * launch, occupancy, constant symbols, faults, unload.
  *
- * This table is separate from the backend vtable (backend/backend.h) so that user kernels
- * are one concern in their own files on both sides. The kernel layer (src/kernel) owns
+ * This table is the kernels table of a backend's descriptor (backend/backend.h), apart
+ * from the runtime table so that user kernels are one concern in their own files on both
+ * sides. The kernel layer (src/kernel) owns
  * parsing, caching, argument checks and the launch path; a backend only turns source into
  * an image and an image into something it can launch.
  *
@@ -10,8 +11,8 @@
  * the message with rs_fail; everything is thread-safe. Modules are process-wide (not
  * bound to a context), so unload needs no rs_backend.
  */
-#ifndef RS_KERNEL_BACKEND_H
-#define RS_KERNEL_BACKEND_H
+#ifndef RS_BACKEND_KERNEL_TABLE_H
+#define RS_BACKEND_KERNEL_TABLE_H
 
 #include <stddef.h>
 #include "backend/backend.h"
@@ -63,7 +64,7 @@ typedef struct rs_kernel_dims {
 /* Argument kinds as the launch passes them, so a backend can translate addresses. */
 enum { RS_KARG_SCALAR = 0, RS_KARG_POINTER = 1, RS_KARG_DESCRIPTOR = 2 };
 
-typedef struct rs_kernel_backend {
+typedef struct rs_kernel_table {
   const char *name;
 
   /* What code compiled here runs on ("sm_90", "c++ <version> x86_64"): part of the cache
@@ -109,15 +110,7 @@ typedef struct rs_kernel_backend {
 
   /* Unload once the module's queued launches are done. */
   void (*unload)(void *module);
-} rs_kernel_backend;
-
-extern const rs_kernel_backend rs_kernel_backend_sim;
-#ifdef RS_HAVE_CUDA
-extern const rs_kernel_backend rs_kernel_backend_cuda;
-#endif
-
-/* The table for a concrete backend kind (NULL if this build has none). */
-const rs_kernel_backend *rs_kernel_backend_for(rs_backend_kind kind);
+} rs_kernel_table;
 
 #ifdef __cplusplus
 }

@@ -3,9 +3,9 @@
  * per block, so a block costs one switch and no per-element type dispatch. */
 #include <math.h>
 #include <string.h>
-#include "backend/sim/sim_ops.h"
-#include "ops/dtype_rules.h"
-#include "ops/half.h"
+#include "native/native.h"
+#include "core/dtype_rules.h"
+#include "core/half.h"
 
 size_t rs_cls_size(rs_cls c) {
   static const size_t sizes[RS_CLS_COUNT] = {1, 8, 8, 4, 8, 8, 16};

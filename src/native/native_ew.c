@@ -2,13 +2,13 @@
  * flow through the program's instructions as typed arrays ("registers"), NumPy's
  * buffered-iteration idea. Long inner rows are walked with strides; short ones (a
  * (10M, 5) array, a broadcast column) are gathered through per-element offsets so a
- * block still holds many elements. Work is split over the simulator's pool by element
+ * block still holds many elements. Work is split over the thread pool by element
  * ranges; every element's result depends only on its own inputs, so the split never
  * changes a result. */
 #include <string.h>
-#include "backend/sim/sim_ops.h"
-#include "ops/dtype_rules.h"
-#include "ops/half.h"
+#include "native/native.h"
+#include "core/dtype_rules.h"
+#include "core/half.h"
 
 typedef struct ew_job {
   const rs_ew_program *p;
@@ -213,11 +213,11 @@ static void ew_body(int64_t begin, int64_t end, void *arg) {
     run_mode(j, begin, end, regs);
 }
 
-void rs_native_ew(rs_backend *sim, const rs_ew_program *p, const rs_ew_geom *g) {
+void rs_native_ew(rs_thread_pool *pool, const rs_ew_program *p, const rs_ew_geom *g) {
   if (g->count <= 0) return;
   ew_job j = {p, g, g->ndim > 1 && g->shape[g->ndim - 1] < RS_NAT_BLOCK / 2};
-  if (rs_native_parallel(sim, g->count))
-    rs_native_for(sim, g->count, ew_body, &j);
+  if (rs_native_parallel(pool, g->count))
+    rs_native_for(pool, g->count, ew_body, &j);
   else
     ew_body(0, g->count, &j);
 }
