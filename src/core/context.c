@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "core/objects.h"
 #include "memory/allocator.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 const char *rs_backend_name(rs_backend_kind kind) {
   switch (kind) {
@@ -194,10 +194,7 @@ rs_status rs_context_props(const rs_context *ctx, rs_device_props *out) {
 
 rs_status rs_context_synchronize(rs_context *ctx) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_synchronize: ctx is NULL");
-  double t0 = rs_now_ms();
-  rs_status st = ctx->vt->synchronize(ctx->be);
-  rs_ledger_wait(ctx, "rs_context_synchronize", rs_now_ms() - t0);
-  return st;
+  return rs_ledger_timed_wait(ctx, RS_WAIT_DEVICE, NULL, "rs_context_synchronize");
 }
 
 rs_status rs_context_live(const rs_context *ctx, rs_live_stats *out) {

@@ -7,7 +7,7 @@
 #include "core/config.h"
 #include "core/handles.h"
 #include "memory/allocator.h"
-#include "transfer/state.h"
+#include "ledger/state.h"
 #include "transfer/staging.h"
 #include "resident/array.h"
 #include "resident/stream.h"

@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "kernel/kernel_internal.h"
 #include "resident_device.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 #ifndef RS_VERSION
 #define RS_VERSION "unknown"

@@ -7,7 +7,7 @@
  * occupancy answer is one atomic load, and only the ledger's record locks. */
 #include "core/error.h"
 #include "kernel/kernel_args.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 /* A fault an earlier launch recorded (the backend's message names the kernel and block). */
 static rs_status rs_take_fault(rs_kernel *k) { return k->kb->take_fault(k->module); }
@@ -15,9 +15,7 @@ static rs_status rs_take_fault(rs_kernel *k) { return k->kb->take_fault(k->modul
 /* Wait for stream and report a fault of k's launches there. */
 static rs_status rs_wait_and_check(rs_kernel *k, void *native, const char *why) {
   rs_context *ctx = k->ctx;
-  double t0 = rs_now_ms();
-  rs_status st = ctx->vt->stream_synchronize(ctx->be, native);
-  rs_ledger_wait(ctx, why, rs_now_ms() - t0);
+  rs_status st = rs_ledger_timed_wait(ctx, RS_WAIT_STREAM, native, why);
   if (st != RS_OK) return rs_fail_prefix(st, "kernel '%s': ", k->name);
   return rs_take_fault(k);
 }

@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "core/layout.h"
 #include "ops/ops_internal.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 rs_status rs_ops_check_arrays(rs_context **ctx, int n, const rs_array *const *arrays, const char *who) {
   for (int i = 0; i < n; i++) {

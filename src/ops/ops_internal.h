@@ -8,7 +8,7 @@
 #include "kernel/launch.h"
 #include "ops/ew_build.h"
 #include "ops/ops_backend.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 /* An array the op reads or writes: valid handle, and ctx (or the first array's context
  * when *ctx is NULL) - RS_ERR_INVALID_ARGUMENT for arrays of different contexts. */

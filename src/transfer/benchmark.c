@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "core/objects.h"
 #include "resident/bench.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 rs_bench_options rs_bench_defaults(void) {
   rs_bench_options o = {10, 100, NULL};

@@ -1,6 +1,6 @@
 /* Internal: the ledger's and the guard's per-context state (embedded in rs_context). */
-#ifndef RS_TRANSFER_STATE_H
-#define RS_TRANSFER_STATE_H
+#ifndef RS_LEDGER_STATE_H
+#define RS_LEDGER_STATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -5,7 +5,7 @@
 #include <strings.h>
 #include "core/error.h"
 #include "core/objects.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 static const char *const rs_guard_names[] = {"allow", "log", "disallow", "disallow_explicit"};
 static const char *const rs_dir_names[] = {"H2D", "D2H", "D2D", "H2H"};

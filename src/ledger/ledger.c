@@ -7,7 +7,7 @@
 #include <time.h>
 #include "core/error.h"
 #include "core/objects.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 double rs_now_ms(void) {
   struct timespec ts;
@@ -231,7 +231,8 @@ void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *na
   rs_ledger_timed_end(ctx, token, &e, stream);
 }
 
-void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
+/* Record a host-blocking wait that already happened. */
+static void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
   rs_ledger *l = &ctx->ledger;
   rs_ledger_entry e;
   memset(&e, 0, sizeof e);
@@ -244,6 +245,24 @@ void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
   pthread_mutex_lock(&l->lock);
   rs_ledger_append(l, &e);
   pthread_mutex_unlock(&l->lock);
+}
+
+rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, const char *cause) {
+  double t0 = rs_now_ms();
+  rs_status st;
+  switch (on) {
+    case RS_WAIT_STREAM:
+      st = ctx->vt->stream_synchronize(ctx->be, native);
+      break;
+    case RS_WAIT_EVENT:
+      st = ctx->vt->event_synchronize(ctx->be, native);
+      break;
+    default:
+      st = ctx->vt->synchronize(ctx->be);
+      break;
+  }
+  rs_ledger_wait(ctx, cause, rs_now_ms() - t0);
+  return st;
 }
 
 /* ---- public ---- */
