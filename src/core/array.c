@@ -6,22 +6,6 @@
 #include "core/objects.h"
 #include "resident/memory.h"
 
-const char *rs_mem_kind_name(rs_mem_kind kind) {
-  switch (kind) {
-    case RS_MEM_DEVICE:
-      return "device";
-    case RS_MEM_HOST:
-      return "host";
-    case RS_MEM_PINNED:
-      return "pinned";
-    case RS_MEM_MAPPED:
-      return "mapped";
-    case RS_MEM_MANAGED:
-      return "managed";
-  }
-  return "invalid";
-}
-
 rs_status rs_array_check(const rs_array *a, const char *who) {
   if (!a) return rs_fail(RS_ERR_NULL_POINTER, "%s: array is NULL", who);
   uint32_t magic = rs_handle_magic(a);

@@ -1,37 +1,10 @@
-/* The public allocator calls: names, choosing a context's allocator (a user one
+/* The public allocator calls: choosing a context's allocator (a user one
  * included), and raw allocations for the application's own use. */
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
 #include "core/objects.h"
 #include "memory/state.h"
-
-const char *rs_allocator_name(rs_allocator_kind kind) {
-  switch (kind) {
-    case RS_ALLOCATOR_POOL:
-      return "pool";
-    case RS_ALLOCATOR_DIRECT:
-      return "direct";
-    case RS_ALLOCATOR_ASYNC:
-      return "async";
-    case RS_ALLOCATOR_USER:
-      return "user";
-  }
-  return "invalid";
-}
-
-rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name) {
-  if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_allocator_from_name: NULL argument");
-  /* "user" needs functions, so it is not a value the environment can give. */
-  static const rs_allocator_kind kinds[] = {RS_ALLOCATOR_POOL, RS_ALLOCATOR_DIRECT,
-                                            RS_ALLOCATOR_ASYNC};
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-    if (strcmp(name, rs_allocator_name(kinds[i])) == 0) {
-      *out = kinds[i];
-      return RS_OK;
-    }
-  return rs_fail(RS_ERR_PARSE, "unknown allocator '%s' (expected pool, direct or async)", name);
-}
 
 rs_allocator_kind rs_context_allocator(const rs_context *ctx) {
   if (!ctx || !ctx->mem) return RS_ALLOCATOR_POOL;

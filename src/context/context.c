@@ -6,29 +6,6 @@
 #include "memory/allocator.h"
 #include "ledger/ledger_hooks.h"
 
-const char *rs_backend_name(rs_backend_kind kind) {
-  switch (kind) {
-    case RS_BACKEND_AUTO:
-      return "auto";
-    case RS_BACKEND_CUDA:
-      return "cuda";
-    case RS_BACKEND_SIM:
-      return "sim";
-  }
-  return "invalid";
-}
-
-rs_status rs_backend_from_name(rs_backend_kind *out, const char *name) {
-  if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_backend_from_name: NULL argument");
-  static const rs_backend_kind kinds[] = {RS_BACKEND_AUTO, RS_BACKEND_CUDA, RS_BACKEND_SIM};
-  for (size_t i = 0; i < 3; i++)
-    if (strcmp(name, rs_backend_name(kinds[i])) == 0) {
-      *out = kinds[i];
-      return RS_OK;
-    }
-  return rs_fail(RS_ERR_PARSE, "unknown backend '%s' (expected auto, cuda or sim)", name);
-}
-
 /* AUTO: the environment first, then a GPU if one answers, else the simulator. */
 static rs_status rs_resolve_backend(rs_backend_kind *kind, const rs_config *cfg) {
   if (*kind == RS_BACKEND_AUTO) *kind = cfg->backend;
