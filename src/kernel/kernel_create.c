@@ -18,11 +18,7 @@ static pthread_once_t rs_kernels_once = PTHREAD_ONCE_INIT;
 static void rs_kernels_init(void) { rs_slab_init(&rs_kernels, sizeof(rs_kernel)); }
 
 rs_status rs_kernel_check(const rs_kernel *k, const char *who) {
-  if (!k) return rs_fail(RS_ERR_NULL_POINTER, "%s: kernel is NULL", who);
-  uint32_t magic = rs_handle_magic(k);
-  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: the kernel was destroyed", who);
-  if (magic != RS_MAGIC_KERNEL) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not a kernel handle", who);
-  return RS_OK;
+  return rs_handle_check(k, RS_MAGIC_KERNEL, who);
 }
 
 static rs_status rs_check_strings(int n, const char *const *list, const char *what, const char *who) {

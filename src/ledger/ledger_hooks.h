@@ -17,6 +17,13 @@ typedef struct rs_copy_cause {
 
 #define RS_EXPLICIT(call) ((rs_copy_cause){0, (call), -1})
 
+/* Lifetime of the ledger's and the guard's state (ledger/state.h), in the storage
+ * ctx->ledger and ctx->guard point to (given by src/context). */
+rs_status rs_ledger_init(rs_context *ctx);
+void rs_ledger_destroy(rs_context *ctx);
+void rs_guard_init(rs_context *ctx);
+void rs_guard_destroy(rs_context *ctx);
+
 /* RS_ERR_TRANSFER_REFUSED (with a message naming the copy and its cause) if the guard
  * forbids this copy; logs it if the guard says log. */
 rs_status rs_guard_check(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause);

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 rs_allocator_kind rs_context_allocator(const rs_context *ctx) {
@@ -73,25 +74,3 @@ rs_status rs_context_set_allocator(rs_context *ctx, rs_allocator_kind kind,
   return RS_OK;
 }
 
-rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_stream *stream) {
-  const char *who = "rs_memory_alloc";
-  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
-  *out = NULL;
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
-  void *native = NULL;
-  RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
-  rs_status st = rs_device_malloc(ctx, bytes, native, out);
-  if (st != RS_OK) return rs_fail_prefix(st, "%s(%zu bytes): ", who, bytes);
-  return RS_OK;
-}
-
-rs_status rs_memory_free(rs_context *ctx, void *ptr, rs_stream *stream) {
-  const char *who = "rs_memory_free";
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
-  if (!ptr) return RS_OK;
-  void *native = NULL;
-  RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
-  rs_status st = rs_device_mfree(ctx, ptr, 0, native);
-  if (st != RS_OK) return rs_fail_prefix(st, "%s(%p): ", who, ptr);
-  return RS_OK;
-}

@@ -4,7 +4,8 @@
  * back to the CUDA pool exactly when the last work touching it is done - without the
  * host waiting. */
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 static rs_status rs_obtain_async(void *ctx_arg, size_t bytes, void *stream, void **out) {

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 /* Memory from a user allocator may have been recycled under work still queued on the

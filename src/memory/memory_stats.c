@@ -2,7 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 static rs_status check_space(rs_context *ctx, rs_mem_space space, const char *who) {

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 rs_status rs_memory_oom_fail(rs_memory *m, rs_mem_space space, size_t bytes, const char *cause) {

@@ -5,7 +5,8 @@
  * their own allocation. */
 #include <stdio.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 rs_status rs_pinned_malloc(rs_context *ctx, size_t bytes, unsigned flags, void **out) {

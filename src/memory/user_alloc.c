@@ -2,7 +2,8 @@
  * They need not know about streams, so a free waits (on the host) for the other streams
  * the memory was used on before it is handed back. */
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 rs_status rs_user_alloc(rs_memory *m, size_t bytes, void *stream, void **out) {

@@ -5,6 +5,8 @@
 #define RS_OPS_INTERNAL_H
 
 #include "core/objects.h"
+#include "memory/buffer.h"
+#include "stream/stream.h"
 #include "kernel/launch.h"
 #include "ops/ew_build.h"
 #include "ops/ops_backend.h"

@@ -1,14 +1,11 @@
 /* Events: markers in a stream's queue, with device timestamps. */
 #include "core/error.h"
 #include "core/objects.h"
+#include "stream/stream.h"
 #include "ledger/ledger_hooks.h"
 
 static rs_status rs_event_check(rs_event *ev, const char *who) {
-  if (!ev) return rs_fail(RS_ERR_NULL_POINTER, "%s: event is NULL", who);
-  uint32_t magic = rs_handle_magic(ev);
-  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: event was destroyed", who);
-  if (magic != RS_MAGIC_EVENT) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not an event handle", who);
-  return RS_OK;
+  return rs_handle_check(ev, RS_MAGIC_EVENT, who);
 }
 
 rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {

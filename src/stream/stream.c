@@ -2,14 +2,11 @@
  * streams, and dead-handle detection. */
 #include "core/error.h"
 #include "core/objects.h"
+#include "stream/stream.h"
 #include "ledger/ledger_hooks.h"
 
 static rs_status rs_stream_check(rs_stream *s, const char *who) {
-  if (!s) return rs_fail(RS_ERR_NULL_POINTER, "%s: stream is NULL", who);
-  uint32_t magic = rs_handle_magic(s);
-  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: stream was destroyed", who);
-  if (magic != RS_MAGIC_STREAM) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not a stream handle", who);
-  return RS_OK;
+  return rs_handle_check(s, RS_MAGIC_STREAM, who);
 }
 
 static void *rs_stream_native_of(rs_stream *s) {

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "backend/backend.h"
 #include "core/objects.h"
+#include "stream/stream.h"
 #include "resident/bench.h"
 #include "ledger/ledger_hooks.h"
 

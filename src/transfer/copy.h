@@ -6,6 +6,8 @@
 
 #include "core/objects.h"
 #include "ledger/ledger_hooks.h"
+#include "memory/buffer.h"
+#include "stream/stream.h"
 
 /* Copy src into dst (same shape and dtype, same context) on stream (NULL = legacy).
  * Checks everything before anything moves; on error dst is untouched. */
