@@ -1,10 +1,11 @@
-/* Names of the public enums (backend, memory kind, allocator) and their parsing: plain
- * tables that every layer and the configuration use. */
+/* Names of the public enums (backend, memory kind, allocator, elementwise op) and their
+ * parsing: plain tables that every layer and the configuration use. */
 #include <string.h>
 #include "core/error.h"
 #include "resident/allocator.h"
 #include "resident/context.h"
 #include "resident/memory.h"
+#include "resident/ops.h"
 
 const char *rs_backend_name(rs_backend_kind kind) {
   switch (kind) {
@@ -71,3 +72,15 @@ rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name) {
     }
   return rs_fail(RS_ERR_PARSE, "unknown allocator '%s' (expected pool, direct or async)", name);
 }
+
+static const struct {
+  const char *name;
+  int arity;
+} rs_op_table[] = {
+#define RS_OP_ROW_(e, name, arity) {name, arity},
+    RS_OP_LIST(RS_OP_ROW_)
+#undef RS_OP_ROW_
+};
+
+const char *rs_op_name(rs_op op) { return (unsigned)op < RS_OP_COUNT ? rs_op_table[op].name : "invalid"; }
+int rs_op_arity(rs_op op) { return (unsigned)op < RS_OP_COUNT ? rs_op_table[op].arity : 0; }

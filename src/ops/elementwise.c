@@ -3,18 +3,6 @@
 #include "ops/ops_internal.h"
 #include "resident/ops.h"
 
-static const struct {
-  const char *name;
-  int arity;
-} rs_op_table[] = {
-#define RS_OP_ROW_(e, name, arity) {name, arity},
-    RS_OP_LIST(RS_OP_ROW_)
-#undef RS_OP_ROW_
-};
-
-const char *rs_op_name(rs_op op) { return (unsigned)op < RS_OP_COUNT ? rs_op_table[op].name : "invalid"; }
-int rs_op_arity(rs_op op) { return (unsigned)op < RS_OP_COUNT ? rs_op_table[op].arity : 0; }
-
 static rs_status check_op(rs_op op, int arity) {
   if (rs_op_arity(op) != arity)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "op %d (%s) is not a %s op", (int)op, rs_op_name(op),
