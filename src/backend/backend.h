@@ -25,6 +25,7 @@
 #include "resident/array.h"
 #include "resident/stream.h"
 #include "core/config.h"
+#include "core/strided.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,19 +44,6 @@ typedef enum rs_copy_dir {
 #define RS_BE_HOST_MAPPED 0x1u
 #define RS_BE_HOST_PORTABLE 0x2u
 #define RS_BE_HOST_WRITE_COMBINED 0x4u
-
-/* An element-by-element copy between two strided views of device-reachable memory
- * (device, mapped-device-alias or managed). Pointers address element 0; strides are
- * in bytes and may be negative or zero (src only). */
-typedef struct rs_strided_copy {
-  void *dst;
-  const void *src;
-  int ndim;
-  size_t itemsize; /* 1, 2, 4, 8 or 16 */
-  int64_t shape[RS_MAX_DIMS];
-  int64_t dst_strides[RS_MAX_DIMS];
-  int64_t src_strides[RS_MAX_DIMS];
-} rs_strided_copy;
 
 typedef struct rs_backend_vtable {
   const char *name;

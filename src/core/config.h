@@ -1,6 +1,7 @@
 /* Internal: the settings read from the environment, once, at context creation.
- * The table of variables is in include/resident.h; this is the only code that calls
- * getenv(). */
+ * The table of variables is in include/resident.h. The struct is plain data every layer
+ * reads from its context; it is filled only by src/context/config.c, the one code that
+ * calls getenv(). */
 #ifndef RS_CORE_CONFIG_H
 #define RS_CORE_CONFIG_H
 
@@ -28,7 +29,7 @@ typedef struct rs_config {
   rs_staging_mode pageable_staging; /* RESIDENT_PAGEABLE_STAGING: auto|on|off */
 } rs_config;
 
-/* Fill cfg from the environment. An unparsable value is an error naming the variable
+/* Fill cfg from the environment (src/context/config.c). An unparsable value is an error naming the variable
  * (a context is never created on settings the user did not mean). */
 rs_status rs_config_from_env(rs_config *cfg);
 

@@ -1,6 +1,33 @@
 #include <stdlib.h>
 #include <string.h>
+#include "core/error.h"
 #include "core/handles.h"
+
+/* What a message calls each kind of handle and how its end reads. */
+static const struct {
+  uint32_t magic;
+  const char *noun;
+  rs_status dead;
+  const char *gone;
+} rs_handle_kinds[] = {
+    {RS_MAGIC_ARRAY, "array", RS_ERR_RELEASED, "was already released"},
+    {RS_MAGIC_STREAM, "stream", RS_ERR_DESTROYED, "was destroyed"},
+    {RS_MAGIC_EVENT, "event", RS_ERR_DESTROYED, "was destroyed"},
+    {RS_MAGIC_KERNEL, "kernel", RS_ERR_DESTROYED, "was destroyed"},
+};
+
+rs_status rs_handle_check(const void *object, uint32_t magic, const char *who) {
+  size_t k = 0;
+  while (k + 1 < sizeof rs_handle_kinds / sizeof rs_handle_kinds[0] && rs_handle_kinds[k].magic != magic) k++;
+  const char *noun = rs_handle_kinds[k].noun;
+  if (!object) return rs_fail(RS_ERR_NULL_POINTER, "%s: %s is NULL", who, noun);
+  uint32_t found = rs_handle_magic(object);
+  if (found == magic) return RS_OK;
+  if (found == RS_MAGIC_DEAD)
+    return rs_fail(rs_handle_kinds[k].dead, "%s: %s %s", who, noun, rs_handle_kinds[k].gone);
+  return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not %s %s handle", who,
+                 noun[0] == 'a' || noun[0] == 'e' ? "an" : "a", noun);
+}
 
 void rs_slab_init(rs_slab *slab, size_t object_size) {
   memset(slab, 0, sizeof *slab);

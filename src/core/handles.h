@@ -12,11 +12,13 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "resident/status.h"
 
 #define RS_MAGIC_DEAD 0xDEADDEADu
 #define RS_MAGIC_ARRAY 0x41525259u  /* "ARRY" */
 #define RS_MAGIC_STREAM 0x5354524Du /* "STRM" */
 #define RS_MAGIC_EVENT 0x45564E54u  /* "EVNT" */
+#define RS_MAGIC_KERNEL 0x4B524E4Cu /* "KRNL" */
 
 typedef struct rs_handle_header {
   _Atomic uint32_t magic;
@@ -46,5 +48,11 @@ void rs_slab_destroy(rs_slab *slab);
 static inline uint32_t rs_handle_magic(const void *object) {
   return atomic_load(&((rs_handle_header *)(uintptr_t)object)->magic);
 }
+
+/* THE handle check of every public call: a handle argument that should be of the kind
+ * `magic` (RS_MAGIC_*) is RS_ERR_NULL_POINTER when NULL, RS_ERR_RELEASED (arrays) or
+ * RS_ERR_DESTROYED (streams, events, kernels) when its slot is dead, and
+ * RS_ERR_INVALID_ARGUMENT when it is another kind of handle; the message names `who`. */
+rs_status rs_handle_check(const void *object, uint32_t magic, const char *who);
 
 #endif

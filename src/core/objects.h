@@ -1,38 +1,24 @@
-/* Internal: the structures behind the public handles. */
+/* Internal: the structures behind the public handles.
+ *
+ * Core knows the handles only. What they point to in the layers above (the backend's
+ * table, buffers, the memory, ledger, guard and staging state) is declared here by name
+ * and defined by the layer that owns it; src/context assembles them. */
 #ifndef RS_CORE_OBJECTS_H
 #define RS_CORE_OBJECTS_H
 
 #include <stdatomic.h>
-#include "backend/backend.h"
 #include "core/config.h"
 #include "core/handles.h"
-#include "memory/allocator.h"
-#include "transfer/state.h"
-#include "transfer/staging.h"
 #include "resident/array.h"
 #include "resident/stream.h"
 
-/* A block of memory shared by views. Device-side pointers are the backend's. */
-typedef struct rs_buffer {
-  _Atomic int64_t refs;
-  rs_context *ctx;
-  rs_mem_kind kind;     /* kind it was allocated or wrapped as */
-  void *ptr;            /* host address (host kinds, managed) or device address (device) */
-  void *device_alias;   /* address kernels use: device/managed = ptr, mapped = alias, else NULL */
-  size_t bytes;
-  int owned;            /* the library allocated ptr and frees it */
-  unsigned host_flags;  /* RS_BE_HOST_* used at allocation */
-  rs_release_fn release; /* external owner's callback for wrapped memory */
-  void *user_data;
-  struct rs_buffer *parent; /* a mapped scope view keeps its host buffer alive */
-  /* scopes opened on a pageable host buffer (rs_pinned_begin / rs_mapped_begin) */
-  int pinned_scope;
-  int mapped_scope;
-  struct rs_buffer *mapped_view; /* live mapped view of this buffer, if any */
-  /* memory layer (src/memory): the stream device memory was allocated for and the
-   * streams it was used on, so that neither its reuse nor its new owner races with them */
-  rs_mem_track mem;
-} rs_buffer;
+typedef struct rs_buffer rs_buffer; /* src/memory/buffer.h */
+struct rs_backend_vtable;           /* src/backend/backend.h */
+struct rs_backend;                  /* private to each backend */
+struct rs_memory;                   /* src/memory/state.h */
+struct rs_ledger;                   /* src/ledger/state.h */
+struct rs_guard;                    /* src/ledger/state.h */
+struct rs_staging;                  /* src/transfer/staging.h */
 
 struct rs_array {
   rs_handle_header header;
@@ -69,8 +55,8 @@ struct rs_event {
 };
 
 struct rs_context {
-  const rs_backend_vtable *vt;
-  rs_backend *be;
+  const struct rs_backend_vtable *vt;
+  struct rs_backend *be;
   rs_backend_kind kind;
   int device;
   rs_config cfg;
@@ -78,52 +64,16 @@ struct rs_context {
   _Atomic int64_t buffers, device_bytes, host_bytes;
   struct rs_stream legacy;     /* built-in, not counted as live */
   struct rs_stream per_thread; /* built-in, not counted as live */
-  rs_ledger ledger;
-  rs_guard guard;
-  rs_staging staging; /* pinned buffers for pageable copies (src/transfer/staging.c) */
-  struct rs_memory *mem; /* allocators, pools, deferred frees (src/memory) */
+  /* Each layer's state, owned by its layer (init/destroy there), stored by src/context. */
+  struct rs_memory *mem;      /* allocators, pools, deferred frees (src/memory) */
+  struct rs_ledger *ledger;   /* src/ledger */
+  struct rs_guard *guard;     /* src/ledger */
+  struct rs_staging *staging; /* pinned buffers for pageable copies (src/transfer/staging.c) */
 };
 
-/* Ledger and guard lifetime (src/transfer). */
-rs_status rs_ledger_init(rs_context *ctx);
-void rs_ledger_destroy(rs_context *ctx);
-void rs_guard_init(rs_context *ctx);
-void rs_guard_destroy(rs_context *ctx);
-
-/* ---- shared internal helpers ---- */
-
 /* Validate an array handle (NULL, released) with the caller's name in the message. */
-rs_status rs_array_check(const rs_array *a, const char *who);
-
-/* Resolve a stream argument to the backend handle: NULL = legacy default stream.
- * Errors for destroyed streams and streams of another context. */
-rs_status rs_stream_resolve(rs_context *ctx, rs_stream *s, void **native, const char *who);
-
-/* Buffers (src/memory). */
-rs_status rs_buffer_alloc(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, size_t bytes,
-                          unsigned flags);
-rs_status rs_buffer_wrap(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, void *ptr,
-                         size_t bytes, rs_release_fn release, void *user_data);
-void rs_buffer_retain(rs_buffer *buf);
-/* Drop a reference; the last one frees the memory. Returns the error of a
- * pending-deallocation flush that freeing set off (the buffer is gone regardless). */
-rs_status rs_buffer_release(rs_buffer *buf);
-
-/* The kind an array behaves as now (a pageable buffer inside a pinned scope is pinned). */
-rs_mem_kind rs_buffer_effective_kind(const rs_buffer *buf);
-
-/* A new handle over buf (takes a new reference on buf) with the given layout. */
-rs_status rs_array_new_view(rs_array **out, const rs_array *base, int ndim,
-                            const int64_t *shape, const int64_t *strides, int64_t offset);
-
-/* Allocate a fresh array of a kind (layout from strides or order). */
-rs_status rs_array_alloc(rs_array **out, rs_context *ctx, rs_mem_kind kind, unsigned flags,
-                         int ndim, const int64_t *shape, rs_dtype dtype, const int64_t *strides,
-                         rs_order order, const char *who);
-
-/* Host address of element 0 for host-visible arrays (incl. managed), else NULL. */
-void *rs_array_host_ptr(const rs_array *a);
-/* Device-usable address of element 0 (device, managed, mapped), else NULL. */
-void *rs_array_device_ptr(const rs_array *a);
+static inline rs_status rs_array_check(const rs_array *a, const char *who) {
+  return rs_handle_check(a, RS_MAGIC_ARRAY, who);
+}
 
 #endif

@@ -5,7 +5,26 @@
 #ifndef RS_CORE_STRIDED_H
 #define RS_CORE_STRIDED_H
 
-#include "backend/backend.h"
+#include <stddef.h>
+#include <stdint.h>
+#include "resident/array.h"
+
+/* An element-by-element copy between two strided views of device-reachable memory
+ * (device, mapped-device-alias or managed). Pointers address element 0; strides are
+ * in bytes and may be negative or zero (src only). */
+typedef struct rs_strided_copy {
+  void *dst;
+  const void *src;
+  int ndim;
+  size_t itemsize; /* 1, 2, 4, 8 or 16 */
+  int64_t shape[RS_MAX_DIMS];
+  int64_t dst_strides[RS_MAX_DIMS];
+  int64_t src_strides[RS_MAX_DIMS];
+} rs_strided_copy;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A copy reduced to few long axes; pointers are host addresses. */
 typedef struct rs_strided_plan {
@@ -33,5 +52,9 @@ void rs_strided_copy_range(int64_t begin, int64_t end, void *plan);
 
 /* The whole copy on the calling thread. Pointers in c must be host addresses. */
 void rs_strided_copy_host(const rs_strided_copy *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

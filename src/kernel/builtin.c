@@ -2,7 +2,7 @@
 #include "core/error.h"
 #include "kernel/launch.h"
 #include "resident/kernel.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 rs_status rs_launch_builtin_axpb(rs_array *x, double a, double c, rs_stream *stream) {
   const char *name = "axpb";

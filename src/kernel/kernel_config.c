@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "core/error.h"
 #include "kernel/kernel_internal.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 /* Below this many elements an idle device costs too little to be worth a warning. */
 #define RS_IDLE_MIN_ELEMENTS 65536

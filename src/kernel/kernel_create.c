@@ -1,12 +1,14 @@
 /* Creating a user kernel: parse its parameters, find its code in the cache or compile it,
  * load it and check the compiled parameter list against the parsed one. */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "kernel/kernel_internal.h"
 #include "resident/version.h"
+#include "ledger/ledger_hooks.h"
 #include "resident_device.h"
-#include "transfer/ledger_hooks.h"
 
 /* Kernels live in a process-wide slab, like arrays in a context's: a destroyed handle
  * keeps a dead magic, so using it is RS_ERR_DESTROYED rather than a use after free. */
@@ -15,11 +17,7 @@ static pthread_once_t rs_kernels_once = PTHREAD_ONCE_INIT;
 static void rs_kernels_init(void) { rs_slab_init(&rs_kernels, sizeof(rs_kernel)); }
 
 rs_status rs_kernel_check(const rs_kernel *k, const char *who) {
-  if (!k) return rs_fail(RS_ERR_NULL_POINTER, "%s: kernel is NULL", who);
-  uint32_t magic = rs_handle_magic(k);
-  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: the kernel was destroyed", who);
-  if (magic != RS_MAGIC_KERNEL) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not a kernel handle", who);
-  return RS_OK;
+  return rs_handle_check(k, RS_MAGIC_KERNEL, who);
 }
 
 static rs_status rs_check_strings(int n, const char *const *list, const char *what, const char *who) {
@@ -253,4 +251,37 @@ rs_status rs_kernel_get_param(const rs_kernel *k, int index, rs_kernel_param *ou
   out->read_only = p->read_only;
   out->size = p->size;
   return RS_OK;
+}
+
+/* The compiler's log: the whole text kept per thread for rs_kernel_last_log, and its
+ * start quoted in the status message of a failed compile. */
+/* How much of the log a message quotes: rs_last_error holds 1 KiB, and the first errors
+ * are the ones that matter. The note on where the rest is comes first, so it survives. */
+#define RS_LOG_EXCERPT 640
+
+/* A key rather than _Thread_local: the destructor frees the text when a thread exits. */
+static pthread_key_t rs_log_key;
+static pthread_once_t rs_log_once = PTHREAD_ONCE_INIT;
+
+static void rs_log_key_init(void) { (void)pthread_key_create(&rs_log_key, free); }
+
+void rs_klog_set(char *log) {
+  pthread_once(&rs_log_once, rs_log_key_init);
+  free(pthread_getspecific(rs_log_key));
+  if (pthread_setspecific(rs_log_key, log) != 0) free(log);
+}
+
+const char *rs_kernel_last_log(void) {
+  pthread_once(&rs_log_once, rs_log_key_init);
+  const char *log = pthread_getspecific(rs_log_key);
+  return log ? log : "";
+}
+
+rs_status rs_klog_fail(rs_status status, const char *prefix, const char *reason, const char *log) {
+  size_t len = log ? strlen(log) : 0;
+  while (len > 0 && (log[len - 1] == '\n' || log[len - 1] == ' ')) len--;
+  if (len == 0) return rs_fail(status, "%s: %s", prefix, reason);
+  if (len <= RS_LOG_EXCERPT) return rs_fail(status, "%s: %s\n%.*s", prefix, reason, (int)len, log);
+  return rs_fail(status, "%s: %s (log of %zu bytes, first %d below; all of it: rs_kernel_last_log())\n%.*s ...",
+                 prefix, reason, len, RS_LOG_EXCERPT, RS_LOG_EXCERPT, log);
 }

@@ -13,8 +13,6 @@
 #include "backend/kernel_table.h"
 #include "resident/kernel.h"
 
-#define RS_MAGIC_KERNEL 0x4B524E4Cu /* "KRNL" */
-
 /* Scalar families, to match a dtype against a declared C type. */
 typedef enum rs_scalar_family {
   RS_FAMILY_UNKNOWN = 0, /* a type the parser does not know (a struct, a typedef, T) */

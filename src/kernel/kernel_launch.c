@@ -5,9 +5,12 @@
  * The common case - device arrays, a configuration already seen - allocates nothing,
  * parses nothing and takes no lock of its own: the arguments live on this stack, the
  * occupancy answer is one atomic load, and only the ledger's record locks. */
+#include <string.h>
 #include "core/error.h"
 #include "kernel/kernel_args.h"
-#include "transfer/ledger_hooks.h"
+#include "kernel/kernel_internal.h"
+#include "ledger/ledger_hooks.h"
+#include "transfer/copy.h"
 
 /* A fault an earlier launch recorded (the backend's message names the kernel and block). */
 static rs_status rs_take_fault(rs_kernel *k) { return k->kb->take_fault(k->module); }
@@ -15,9 +18,7 @@ static rs_status rs_take_fault(rs_kernel *k) { return k->kb->take_fault(k->modul
 /* Wait for stream and report a fault of k's launches there. */
 static rs_status rs_wait_and_check(rs_kernel *k, void *native, const char *why) {
   rs_context *ctx = k->ctx;
-  double t0 = rs_now_ms();
-  rs_status st = ctx->vt->stream_synchronize(ctx->be, native);
-  rs_ledger_wait(ctx, why, rs_now_ms() - t0);
+  rs_status st = rs_ledger_timed_wait(ctx, RS_WAIT_STREAM, native, why);
   if (st != RS_OK) return rs_fail_prefix(st, "kernel '%s': ", k->name);
   return rs_take_fault(k);
 }
@@ -71,4 +72,33 @@ rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream) {
   void *native = NULL;
   RS_TRY(rs_stream_resolve(k->ctx, stream, &native, "rs_kernel_synchronize"));
   return rs_wait_and_check(k, native, "rs_kernel_synchronize");
+}
+
+/* Constant memory: a __constant__ (or __device__) variable of a kernel's module filled
+ * from an array. The bytes move through the one copy path - as an explicit copy, counted
+ * by the ledger and asked of the guard - into a device view wrapped over the variable. */
+rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src, rs_stream *stream) {
+  const char *who = "rs_kernel_set_constant";
+  RS_TRY(rs_kernel_check(k, who));
+  if (!symbol || !symbol[0]) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: kernel '%s': the symbol name is empty", who, k->name);
+  RS_TRY(rs_array_check(src, who));
+  if (src->ctx != k->ctx)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: the array belongs to another context than kernel '%s'", who, k->name);
+  void *dptr = NULL;
+  size_t bytes = 0;
+  rs_status st = k->kb->get_symbol(k->ctx->be, k->module, symbol, &dptr, &bytes);
+  if (st != RS_OK) return rs_fail_prefix(st, "%s: kernel '%s': ", who, k->name);
+  size_t n = rs_array_nbytes(src);
+  if (n > bytes)
+    return rs_fail(RS_ERR_SHAPE, "%s: '%s' of kernel '%s' holds %zu bytes; the array has %zu", who, symbol, k->name,
+                   bytes, n);
+  if (n == 0) return RS_OK;
+  rs_array *dst = NULL;
+  RS_TRY(rs_device_array_wrap(&dst, k->ctx, dptr, src->ndim, src->shape, src->dtype, NULL, NULL, NULL, NULL));
+  rs_copy_cause cause = RS_EXPLICIT("rs_kernel_set_constant");
+  st = rs_copy_path(dst, src, stream, &cause);
+  /* The wrapper owns nothing: releasing it while the copy is queued frees no memory. */
+  rs_array_release(dst);
+  if (st != RS_OK) return rs_fail_prefix(st, "%s: '%s' of kernel '%s': ", who, symbol, k->name);
+  return RS_OK;
 }

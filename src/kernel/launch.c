@@ -5,7 +5,7 @@
 #include "kernel/launch.h"
 #include "memory/allocator.h"
 #include "transfer/copy.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 /* Host and pinned memory is not reachable by kernels; mapped and managed memory is. */
 static int rs_needs_staging(const rs_array *a) {

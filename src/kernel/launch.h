@@ -4,6 +4,8 @@
 #define RS_KERNEL_LAUNCH_H
 
 #include "core/objects.h"
+#include "memory/buffer.h"
+#include "stream/stream.h"
 
 #define RS_MAX_KERNEL_ARRAYS 64
 

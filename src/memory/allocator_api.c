@@ -1,37 +1,11 @@
-/* The public allocator calls: names, choosing a context's allocator (a user one
+/* The public allocator calls: choosing a context's allocator (a user one
  * included), and raw allocations for the application's own use. */
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
-
-const char *rs_allocator_name(rs_allocator_kind kind) {
-  switch (kind) {
-    case RS_ALLOCATOR_POOL:
-      return "pool";
-    case RS_ALLOCATOR_DIRECT:
-      return "direct";
-    case RS_ALLOCATOR_ASYNC:
-      return "async";
-    case RS_ALLOCATOR_USER:
-      return "user";
-  }
-  return "invalid";
-}
-
-rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name) {
-  if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_allocator_from_name: NULL argument");
-  /* "user" needs functions, so it is not a value the environment can give. */
-  static const rs_allocator_kind kinds[] = {RS_ALLOCATOR_POOL, RS_ALLOCATOR_DIRECT,
-                                            RS_ALLOCATOR_ASYNC};
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-    if (strcmp(name, rs_allocator_name(kinds[i])) == 0) {
-      *out = kinds[i];
-      return RS_OK;
-    }
-  return rs_fail(RS_ERR_PARSE, "unknown allocator '%s' (expected pool, direct or async)", name);
-}
 
 rs_allocator_kind rs_context_allocator(const rs_context *ctx) {
   if (!ctx || !ctx->mem) return RS_ALLOCATOR_POOL;
@@ -100,25 +74,3 @@ rs_status rs_context_set_allocator(rs_context *ctx, rs_allocator_kind kind,
   return RS_OK;
 }
 
-rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_stream *stream) {
-  const char *who = "rs_memory_alloc";
-  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
-  *out = NULL;
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
-  void *native = NULL;
-  RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
-  rs_status st = rs_device_malloc(ctx, bytes, native, out);
-  if (st != RS_OK) return rs_fail_prefix(st, "%s(%zu bytes): ", who, bytes);
-  return RS_OK;
-}
-
-rs_status rs_memory_free(rs_context *ctx, void *ptr, rs_stream *stream) {
-  const char *who = "rs_memory_free";
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
-  if (!ptr) return RS_OK;
-  void *native = NULL;
-  RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
-  rs_status st = rs_device_mfree(ctx, ptr, 0, native);
-  if (st != RS_OK) return rs_fail_prefix(st, "%s(%p): ", who, ptr);
-  return RS_OK;
-}

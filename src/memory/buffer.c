@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/allocator.h"
 #include "resident/memory.h"
 

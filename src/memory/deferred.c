@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 rs_status rs_deferred_init(rs_deferred *d, int64_t max_count, double max_ratio, size_t total) {

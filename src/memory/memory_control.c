@@ -2,7 +2,8 @@
  * (flush, thresholds) and defer_cleanup scopes. */
 #include <math.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 rs_status rs_memory_set_limit(rs_context *ctx, rs_mem_space space, size_t bytes) {

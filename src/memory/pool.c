@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/pool.h"
 #include "memory/state.h"
 

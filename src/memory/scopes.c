@@ -1,7 +1,8 @@
 /* Page-locking or mapping existing pageable host memory for a scope. */
 #include <stdlib.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "resident/memory.h"
 
 static rs_status rs_scope_target(rs_array *a, const char *who) {

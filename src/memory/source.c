@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/source.h"
 
 /* A user function may leave its own message or none; keep it if it wrote one. */

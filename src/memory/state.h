@@ -10,7 +10,9 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include "backend/backend.h"
 #include "memory/addrmap.h"
+#include "memory/buffer.h"
 #include "memory/allocator.h"
 #include "memory/pool.h"
 #include "memory/source.h"

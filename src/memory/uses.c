@@ -14,7 +14,8 @@
  * each other stream waits for it - for that work only, not for what came after. */
 #include <stdlib.h>
 #include "core/error.h"
-#include "core/objects.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
 #include "memory/state.h"
 
 /* ---- the event cache: events are made once and recycled ------------------------------ */

@@ -6,7 +6,7 @@
 #include "core/layout.h"
 #include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 static rs_status check_where(rs_mem_kind where, const char *who) {
   if (where < RS_MEM_DEVICE || where > RS_MEM_MANAGED)

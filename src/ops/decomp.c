@@ -40,52 +40,33 @@ static rs_status read_flag(int32_t *flag, rs_array *info, rs_stream *stream, con
   return st;
 }
 
-/* An output: the caller's (checked) or a new one; `work` is where the backend writes -
- * the output itself when C-contiguous, else a temporary copied over afterwards. */
+/* An output: the op's result (rs_ops_result); `work` is where the backend writes - the
+ * result itself when C-contiguous, else a temporary copied over afterwards. */
 typedef struct decomp_out {
-  rs_array **user;
-  rs_array *fresh, *work;
+  rs_ops_result r;
+  rs_array *work;
 } decomp_out;
 
 static rs_status out_prepare(decomp_out *o, rs_array **user, rs_context *ctx, int on_device, int ndim,
                              const int64_t *shape, rs_dtype dt, const char *who) {
-  o->user = user;
-  o->fresh = o->work = NULL;
-  if (user && *user) {
-    RS_TRY(rs_ops_check_out(*user, ctx, ndim, shape, who));
-    if ((*user)->dtype != dt)
-      return rs_fail(RS_ERR_DTYPE, "%s: out is %s, the result is %s", who, rs_dtype_name((*user)->dtype), rs_dtype_name(dt));
-    if (rs_array_is_c_contiguous(*user)) {
-      o->work = *user;
-      return rs_array_retain(o->work);
-    }
+  o->work = NULL;
+  RS_TRY(rs_ops_result_begin(&o->r, user, ctx, on_device, ndim, shape, dt, RS_ORDER_C, RS_OPS_CAST_EXACT, who));
+  if (rs_array_is_c_contiguous(o->r.target)) {
+    o->work = o->r.target;
+    return rs_array_retain(o->work);
   }
-  RS_TRY(rs_ops_alloc(&o->work, ctx, on_device, ndim, shape, dt, RS_ORDER_C, who));
-  if (!user || !*user) {
-    o->fresh = o->work;
-    rs_array_retain(o->fresh);
-  }
-  return RS_OK;
+  return rs_ops_alloc(&o->work, ctx, on_device, ndim, shape, dt, RS_ORDER_C, who);
 }
 
-/* After success: copy a temporary into the caller's array, hand a new one over. */
+/* After success: copy a temporary into the result. */
 static rs_status out_finish(decomp_out *o, rs_status st, rs_stream *stream, const char *who) {
-  if (st == RS_OK && o->user && *o->user && o->work != *o->user) {
+  if (st == RS_OK && o->work != o->r.target) {
     rs_copy_cause cause = {1, who, -1};
-    st = rs_copy_path(*o->user, o->work, stream, &cause);
+    st = rs_copy_path(o->r.target, o->work, stream, &cause);
   }
   rs_array_release(o->work);
   o->work = NULL;
   return st;
-}
-
-static void out_deliver(decomp_out *o, rs_status st) {
-  if (st == RS_OK && o->fresh && o->user) {
-    *o->user = o->fresh;
-  } else {
-    rs_array_release(o->fresh);
-  }
-  o->fresh = NULL;
 }
 
 rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, int full_matrices, rs_stream *stream) {
@@ -152,9 +133,9 @@ rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, i
     st = out_finish(&U, st, stream, who);
     st = out_finish(&V, st, stream, who);
   }
-  out_deliver(&S, st);
-  out_deliver(&U, st);
-  out_deliver(&V, st);
+  rs_ops_result_end(&S.r, st);
+  rs_ops_result_end(&U.r, st);
+  rs_ops_result_end(&V.r, st);
   rs_array_release(ac);
   rs_array_release(info);
   return st;
@@ -194,16 +175,9 @@ rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream
   if (!vec) rshape[rnd++] = k;
   rs_context *ctx = a->ctx;
   int dev = rs_ops_on_device(a) || rs_ops_on_device(b);
-  rs_array *fresh = NULL, *target = *x;
-  if (target) {
-    RS_TRY(rs_ops_check_out(target, ctx, rnd, rshape, who));
-    if (target->dtype != dt && !rs_can_cast_same_kind(dt, target->dtype))
-      return rs_fail(RS_ERR_DTYPE, "%s: cannot write a %s result into a %s array", who, rs_dtype_name(dt),
-                     rs_dtype_name(target->dtype));
-  } else {
-    RS_TRY(rs_ops_alloc(&fresh, ctx, dev, rnd, rshape, dt, RS_ORDER_C, who));
-    target = fresh;
-  }
+  rs_ops_result r;
+  RS_TRY(rs_ops_result_begin(&r, x, ctx, dev, rnd, rshape, dt, RS_ORDER_C, RS_OPS_CAST_SAME_KIND, who));
+  rs_array *target = r.target;
   rs_status st = RS_OK;
   if (batch > 0 && n > 0 && k > 0) {
     /* private copies: A row-major (B..., n, n); B column-major per matrix (B..., n, k) */
@@ -252,10 +226,5 @@ rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream
     rs_array_release(bview);
     rs_array_release(info);
   }
-  if (st != RS_OK) {
-    rs_array_release(fresh);
-    return st;
-  }
-  if (fresh) *x = fresh;
-  return RS_OK;
+  return rs_ops_result_end(&r, st);
 }

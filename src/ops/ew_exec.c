@@ -178,35 +178,31 @@ rs_status rs_ops_elementwise(rs_array **out, rs_ew_builder *b, int result, const
     ndim = (*out)->ndim;
     memcpy(shape, (*out)->shape, sizeof shape);
   }
-  rs_array *fresh = NULL, *target = *out;
-  if (target) {
+  rs_array *given = *out;
+  if (given) {
     /* NumPy broadcasts the inputs to a larger out as well */
-    if (spec->nin > 0 && target->ndim >= ndim) {
+    RS_TRY(rs_array_check(given, name));
+    if (spec->nin > 0 && given->ndim >= ndim) {
       int ok = 1;
       for (int k = 0; k < ndim && ok; k++) {
-        int64_t o = target->shape[target->ndim - ndim + k];
+        int64_t o = given->shape[given->ndim - ndim + k];
         ok = shape[k] == o || shape[k] == 1;
       }
       if (ok) {
-        ndim = target->ndim;
-        memcpy(shape, target->shape, sizeof shape);
+        ndim = given->ndim;
+        memcpy(shape, given->shape, sizeof shape);
       }
     }
-    RS_TRY(rs_ops_check_out(target, ctx, ndim, shape, name));
-    RS_TRY(rs_ewb_output(b, result, target->dtype, spec->unsafe));
-  } else {
-    rs_dtype dt = rs_ewb_dtype(b, result);
-    RS_TRY(rs_ewb_output(b, result, dt, 1));
-    rs_order order = rs_ops_result_order(spec->nin, spec->in, ndim, shape);
-    RS_TRY(rs_ops_alloc(&fresh, ctx, rs_ops_any_on_device(spec->nin, spec->in), ndim, shape, dt, order, name));
-    target = fresh;
   }
-  rs_ewb_finish(b);
-  rs_status st = rs_ops_run_program(&b->prog, name, ctx, spec->stream, spec->nin, spec->in, 1, &target, ndim, shape);
-  if (st != RS_OK) {
-    rs_array_release(fresh);
-    return st;
+  /* the dtype of a given out is checked against the program below ("same_kind" unless unsafe) */
+  rs_ops_result r;
+  RS_TRY(rs_ops_result_begin(&r, out, ctx, rs_ops_any_on_device(spec->nin, spec->in), ndim, shape,
+                             rs_ewb_dtype(b, result), rs_ops_result_order(spec->nin, spec->in, ndim, shape),
+                             RS_OPS_CAST_CALLER, name));
+  rs_status st = rs_ewb_output(b, result, r.target->dtype, r.fresh ? 1 : spec->unsafe);
+  if (st == RS_OK) {
+    rs_ewb_finish(b);
+    st = rs_ops_run_program(&b->prog, name, ctx, spec->stream, spec->nin, spec->in, 1, &r.target, ndim, shape);
   }
-  if (fresh) *out = fresh;
-  return RS_OK;
+  return rs_ops_result_end(&r, st);
 }

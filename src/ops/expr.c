@@ -191,15 +191,10 @@ rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream) 
   rs_status st;
   if (spec.nin == 0 && !(out && *out)) {
     /* constants only: a 0-d result where the context's data lives by default (device) */
-    st = rs_ops_alloc(out, e->ctx, 1, 0, NULL, rs_ewb_dtype(b, root), RS_ORDER_C, "expression");
-    if (st == RS_OK) {
-      rs_array *fresh = *out;
-      st = rs_ops_elementwise(out, b, root, &spec);
-      if (st != RS_OK) {
-        rs_array_release(fresh);
-        *out = NULL;
-      }
-    }
+    rs_ops_result r;
+    st = rs_ops_result_begin(&r, out, e->ctx, 1, 0, NULL, rs_ewb_dtype(b, root), RS_ORDER_C, RS_OPS_CAST_CALLER,
+                             "expression");
+    if (st == RS_OK) st = rs_ops_result_end(&r, rs_ops_elementwise(&r.target, b, root, &spec));
   } else {
     st = rs_ops_elementwise(out, b, root, &spec);
   }

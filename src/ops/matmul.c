@@ -127,19 +127,13 @@ rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_str
   if (a->ndim > 1) rshape[rnd++] = m;
   if (b->ndim > 1) rshape[rnd++] = n;
   rs_context *ctx = a->ctx;
-  rs_array *fresh = NULL, *target = *out, *c = NULL;
+  rs_ops_result r = {0};
+  rs_array *c = NULL;
   mm_operand A = {0}, Bo = {0};
-  if (st == RS_OK) {
-    if (target) {
-      st = rs_ops_check_out(target, ctx, rnd, rshape, who);
-      if (st == RS_OK && target->dtype != dt && !rs_can_cast_same_kind(dt, target->dtype))
-        st = rs_fail(RS_ERR_DTYPE, "%s: cannot write a %s result into a %s array", who, rs_dtype_name(dt),
-                     rs_dtype_name(target->dtype));
-    } else {
-      st = rs_ops_alloc(&fresh, ctx, rs_ops_on_device(a) || rs_ops_on_device(b), rnd, rshape, dt, RS_ORDER_C, who);
-      target = fresh;
-    }
-  }
+  if (st == RS_OK)
+    st = rs_ops_result_begin(&r, out, ctx, rs_ops_on_device(a) || rs_ops_on_device(b), rnd, rshape, dt,
+                             RS_ORDER_C, RS_OPS_CAST_SAME_KIND, who);
+  rs_array *target = r.target;
   if (st == RS_OK) st = prepare(&A, av, dt, nb, B, who, stream);
   if (st == RS_OK) st = prepare(&Bo, bv, dt, nb, B, who, stream);
   int64_t cshape[RS_MAX_DIMS];
@@ -207,10 +201,5 @@ rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_str
   rs_array_release(Bo.arr);
   rs_array_release(av);
   rs_array_release(bv);
-  if (st != RS_OK) {
-    rs_array_release(fresh);
-    return st;
-  }
-  if (fresh) *out = fresh;
-  return RS_OK;
+  return rs_ops_result_end(&r, st);
 }

@@ -4,8 +4,9 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/layout.h"
+#include "core/dtype_rules.h"
 #include "ops/ops_internal.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 rs_status rs_ops_check_arrays(rs_context **ctx, int n, const rs_array *const *arrays, const char *who) {
   for (int i = 0; i < n; i++) {
@@ -97,6 +98,37 @@ rs_status rs_ops_check_out(const rs_array *out, rs_context *ctx, int ndim, const
                    rs_ops_shape_str(want, sizeof want, ndim, shape));
   }
   return RS_OK;
+}
+
+rs_status rs_ops_result_begin(rs_ops_result *r, rs_array **out, rs_context *ctx, int on_device, int ndim,
+                              const int64_t *shape, rs_dtype dtype, rs_order order, rs_ops_cast cast,
+                              const char *who) {
+  r->out = out;
+  r->fresh = r->target = NULL;
+  rs_array *given = out ? *out : NULL;
+  if (!given) {
+    RS_TRY(rs_ops_alloc(&r->fresh, ctx, on_device, ndim, shape, dtype, order, who));
+    r->target = r->fresh;
+    return RS_OK;
+  }
+  RS_TRY(rs_ops_check_out(given, ctx, ndim, shape, who));
+  if (cast == RS_OPS_CAST_EXACT && given->dtype != dtype)
+    return rs_fail(RS_ERR_DTYPE, "%s: out is %s, the result is %s", who, rs_dtype_name(given->dtype),
+                   rs_dtype_name(dtype));
+  if (cast == RS_OPS_CAST_SAME_KIND && given->dtype != dtype && !rs_can_cast_same_kind(dtype, given->dtype))
+    return rs_fail(RS_ERR_DTYPE, "%s: cannot write a %s result into a %s array (casting \"same_kind\")", who,
+                   rs_dtype_name(dtype), rs_dtype_name(given->dtype));
+  r->target = given;
+  return RS_OK;
+}
+
+rs_status rs_ops_result_end(rs_ops_result *r, rs_status st) {
+  if (st == RS_OK && r->fresh && r->out)
+    *r->out = r->fresh;
+  else
+    rs_array_release(r->fresh);
+  r->fresh = NULL;
+  return st;
 }
 
 rs_status rs_ops_axis(int *axis, int ndim, const char *who) {

@@ -5,10 +5,12 @@
 #define RS_OPS_INTERNAL_H
 
 #include "core/objects.h"
+#include "memory/buffer.h"
+#include "stream/stream.h"
 #include "kernel/launch.h"
 #include "ops/ew_build.h"
 #include "backend/ops_table.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 /* An array the op reads or writes: valid handle, and ctx (or the first array's context
  * when *ctx is NULL) - RS_ERR_INVALID_ARGUMENT for arrays of different contexts. */
@@ -38,6 +40,28 @@ rs_status rs_ops_create_filled(rs_array **out, rs_context *ctx, rs_mem_kind wher
 
 rs_status rs_ops_check_out(const rs_array *out, rs_context *ctx, int ndim, const int64_t *shape,
                            const char *who);
+
+/* ---- the result of an op ------------------------------------------------------- */
+
+/* How the caller's `out` must match the result's dtype: not checked here (the caller
+ * does), exactly, or castable "same_kind". */
+typedef enum rs_ops_cast { RS_OPS_CAST_CALLER = 0, RS_OPS_CAST_EXACT, RS_OPS_CAST_SAME_KIND } rs_ops_cast;
+
+/* THE result skeleton of every op: the op writes into `target`, which is the caller's
+ * *out (checked: handle, context, shape, dtype) or a new array. A new array reaches *out
+ * only when the op succeeded, and is released otherwise, so a failed op leaks nothing and
+ * leaves *out alone. out == NULL: the result is not wanted (a new one is released). */
+typedef struct rs_ops_result {
+  rs_array **out;
+  rs_array *fresh;  /* new array, or NULL when writing into the caller's */
+  rs_array *target; /* where the op writes */
+} rs_ops_result;
+
+rs_status rs_ops_result_begin(rs_ops_result *r, rs_array **out, rs_context *ctx, int on_device, int ndim,
+                              const int64_t *shape, rs_dtype dtype, rs_order order, rs_ops_cast cast,
+                              const char *who);
+/* After the op ran with status st: hand a new result over or release it. Returns st. */
+rs_status rs_ops_result_end(rs_ops_result *r, rs_status st);
 
 /* "(3, 4)" */
 const char *rs_ops_shape_str(char *buf, size_t len, int ndim, const int64_t *shape);

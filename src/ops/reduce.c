@@ -117,16 +117,10 @@ rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxe
       op != RS_REDUCE_ALL && op != RS_REDUCE_ANY)
     return rs_fail(RS_ERR_SHAPE, "%s: zero-size array to a reduction that has no identity", name);
   rs_context *ctx = a->ctx;
-  rs_array *fresh = NULL, *target = *out, *tmp = NULL;
-  if (target) {
-    RS_TRY(rs_ops_check_out(target, ctx, ndim, shape, name));
-    if (target->dtype != rdt && !rs_can_cast_same_kind(rdt, target->dtype))
-      return rs_fail(RS_ERR_DTYPE, "%s: cannot write a %s result into a %s array (casting \"same_kind\")", name,
-                     rs_dtype_name(rdt), rs_dtype_name(target->dtype));
-  } else {
-    RS_TRY(rs_ops_alloc(&fresh, ctx, rs_ops_on_device(a), ndim, shape, rdt, RS_ORDER_C, name));
-    target = fresh;
-  }
+  rs_ops_result r;
+  RS_TRY(rs_ops_result_begin(&r, out, ctx, rs_ops_on_device(a), ndim, shape, rdt, RS_ORDER_C,
+                             RS_OPS_CAST_SAME_KIND, name));
+  rs_array *target = r.target, *tmp = NULL;
   rs_status st = RS_OK;
   if (target->buf == a->buf) { /* reducing into the input's own memory: through a temporary */
     st = rs_ops_alloc(&tmp, ctx, rs_ops_on_device(target), ndim, shape, target->dtype, RS_ORDER_C, name);
@@ -155,16 +149,11 @@ rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxe
   if (tmp) {
     if (st == RS_OK) {
       rs_copy_cause cause = {1, name, -1};
-      st = rs_copy_path(fresh ? fresh : *out, tmp, stream, &cause);
+      st = rs_copy_path(r.target, tmp, stream, &cause);
     }
     rs_array_release(tmp);
   }
-  if (st != RS_OK) {
-    rs_array_release(fresh);
-    return st;
-  }
-  if (fresh) *out = fresh;
-  return RS_OK;
+  return rs_ops_result_end(&r, st);
 }
 
 rs_status rs_sum(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {

@@ -17,16 +17,10 @@ static rs_status sort_impl(rs_array **out, const rs_array *a, int argsort, rs_st
   if (a->ndim == 0) return rs_fail(RS_ERR_AXIS, "%s: a 0-d array has no axis to sort along", name);
   rs_context *ctx = a->ctx;
   rs_dtype rdt = argsort ? RS_INT64 : a->dtype;
-  rs_array *fresh = NULL, *target = *out;
-  if (target) {
-    RS_TRY(rs_ops_check_out(target, ctx, a->ndim, a->shape, name));
-    if (target->dtype != rdt)
-      return rs_fail(RS_ERR_DTYPE, "%s: out is %s, the result is %s", name, rs_dtype_name(target->dtype),
-                     rs_dtype_name(rdt));
-  } else {
-    RS_TRY(rs_ops_alloc(&fresh, ctx, rs_ops_on_device(a), a->ndim, a->shape, rdt, RS_ORDER_C, name));
-    target = fresh;
-  }
+  rs_ops_result r;
+  RS_TRY(rs_ops_result_begin(&r, out, ctx, rs_ops_on_device(a), a->ndim, a->shape, rdt, RS_ORDER_C,
+                             RS_OPS_CAST_EXACT, name));
+  rs_array *target = r.target;
   int64_t n = a->shape[a->ndim - 1], size = rs_array_size(a);
   rs_status st = RS_OK;
   rs_array *src = NULL, *dst = NULL;
@@ -73,12 +67,7 @@ static rs_status sort_impl(rs_array **out, const rs_array *a, int argsort, rs_st
     rs_array_release(src);
     rs_array_release(dst);
   }
-  if (st != RS_OK) {
-    rs_array_release(fresh);
-    return st;
-  }
-  if (fresh) *out = fresh;
-  return RS_OK;
+  return rs_ops_result_end(&r, st);
 }
 
 rs_status rs_sort(rs_array **out, const rs_array *a, rs_stream *stream) { return sort_impl(out, a, 0, stream); }

@@ -1,14 +1,11 @@
 /* Events: markers in a stream's queue, with device timestamps. */
 #include "core/error.h"
 #include "core/objects.h"
-#include "transfer/ledger_hooks.h"
+#include "stream/stream.h"
+#include "ledger/ledger_hooks.h"
 
 static rs_status rs_event_check(rs_event *ev, const char *who) {
-  if (!ev) return rs_fail(RS_ERR_NULL_POINTER, "%s: event is NULL", who);
-  uint32_t magic = rs_handle_magic(ev);
-  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: event was destroyed", who);
-  if (magic != RS_MAGIC_EVENT) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not an event handle", who);
-  return RS_OK;
+  return rs_handle_check(ev, RS_MAGIC_EVENT, who);
 }
 
 rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
@@ -44,10 +41,7 @@ rs_status rs_event_record(rs_event *ev, rs_stream *s) {
 
 rs_status rs_event_synchronize(rs_event *ev) {
   RS_TRY(rs_event_check(ev, "rs_event_synchronize"));
-  double t0 = rs_now_ms();
-  rs_status st = ev->ctx->vt->event_synchronize(ev->ctx->be, ev->native);
-  rs_ledger_wait(ev->ctx, "rs_event_synchronize", rs_now_ms() - t0);
-  return st;
+  return rs_ledger_timed_wait(ev->ctx, RS_WAIT_EVENT, ev->native, "rs_event_synchronize");
 }
 
 rs_status rs_event_query(rs_event *ev, int *done) {

@@ -2,14 +2,11 @@
  * streams, and dead-handle detection. */
 #include "core/error.h"
 #include "core/objects.h"
-#include "transfer/ledger_hooks.h"
+#include "stream/stream.h"
+#include "ledger/ledger_hooks.h"
 
 static rs_status rs_stream_check(rs_stream *s, const char *who) {
-  if (!s) return rs_fail(RS_ERR_NULL_POINTER, "%s: stream is NULL", who);
-  uint32_t magic = rs_handle_magic(s);
-  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_DESTROYED, "%s: stream was destroyed", who);
-  if (magic != RS_MAGIC_STREAM) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not a stream handle", who);
-  return RS_OK;
+  return rs_handle_check(s, RS_MAGIC_STREAM, who);
 }
 
 static void *rs_stream_native_of(rs_stream *s) {
@@ -94,10 +91,7 @@ rs_status rs_stream_destroy(rs_stream *s) {
 
 rs_status rs_stream_synchronize(rs_stream *s) {
   RS_STREAM_ENTRY(s, "rs_stream_synchronize", native);
-  double t0 = rs_now_ms();
-  rs_status st = s->ctx->vt->stream_synchronize(s->ctx->be, native);
-  rs_ledger_wait(s->ctx, "rs_stream_synchronize", rs_now_ms() - t0);
-  return st;
+  return rs_ledger_timed_wait(s->ctx, RS_WAIT_STREAM, native, "rs_stream_synchronize");
 }
 
 rs_status rs_stream_query(rs_stream *s, int *done) {
@@ -126,8 +120,5 @@ rs_status rs_stream_auto_synchronize_end(rs_stream *s) {
     if (depth <= 0)
       return rs_fail(RS_ERR_STATE, "rs_stream_auto_synchronize_end: no scope was begun on this stream");
   } while (!atomic_compare_exchange_weak(&s->auto_sync_depth, &depth, depth - 1));
-  double t0 = rs_now_ms();
-  rs_status st = s->ctx->vt->stream_synchronize(s->ctx->be, native);
-  rs_ledger_wait(s->ctx, "rs_stream_auto_synchronize_end", rs_now_ms() - t0);
-  return st;
+  return rs_ledger_timed_wait(s->ctx, RS_WAIT_STREAM, native, "rs_stream_auto_synchronize_end");
 }

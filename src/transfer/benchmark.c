@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "backend/backend.h"
 #include "core/objects.h"
+#include "stream/stream.h"
 #include "resident/bench.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 
 rs_bench_options rs_bench_defaults(void) {
   rs_bench_options o = {10, 100, NULL};

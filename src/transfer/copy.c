@@ -9,7 +9,7 @@
 #include "core/strided.h"
 #include "memory/allocator.h"
 #include "transfer/copy.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
 #include "transfer/staging.h"
 
 int rs_kind_on_device(rs_mem_kind kind) { return kind == RS_MEM_DEVICE || kind == RS_MEM_MANAGED; }
@@ -181,12 +181,9 @@ static rs_status rs_wait_for_earlier_work(rs_context *ctx, void *stream, const c
   int idle = 0;
   RS_TRY(ctx->vt->stream_query(ctx->be, stream, &idle));
   if (idle) return RS_OK;
-  double t0 = rs_now_ms();
-  RS_TRY(ctx->vt->stream_synchronize(ctx->be, stream));
   char cause[64];
   snprintf(cause, sizeof cause, "%s: earlier work", who);
-  rs_ledger_wait(ctx, cause, rs_now_ms() - t0);
-  return RS_OK;
+  return rs_ledger_timed_wait(ctx, RS_WAIT_STREAM, stream, cause);
 }
 
 rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,

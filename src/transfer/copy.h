@@ -5,16 +5,9 @@
 #define RS_TRANSFER_COPY_H
 
 #include "core/objects.h"
-
-/* Who asked for a copy. `what` is a static string: the API call ("rs_to_device") or
- * the kernel name for an implicit copy at launch, then `arg` is the argument index. */
-typedef struct rs_copy_cause {
-  int implicit;
-  const char *what;
-  int arg; /* -1 when not a kernel argument */
-} rs_copy_cause;
-
-#define RS_EXPLICIT(call) ((rs_copy_cause){0, (call), -1})
+#include "ledger/ledger_hooks.h"
+#include "memory/buffer.h"
+#include "stream/stream.h"
 
 /* Copy src into dst (same shape and dtype, same context) on stream (NULL = legacy).
  * Checks everything before anything moves; on error dst is untouched. */

@@ -11,7 +11,7 @@
 #define RS_STAGING_MAX_THREADS 8
 
 void rs_staging_init(rs_context *ctx) {
-  rs_staging *s = &ctx->staging;
+  rs_staging *s = ctx->staging;
   memset(s, 0, sizeof *s);
   pthread_mutex_init(&s->lock, NULL);
   s->chunk = RS_STAGING_CHUNK;
@@ -20,7 +20,7 @@ void rs_staging_init(rs_context *ctx) {
 }
 
 void rs_staging_destroy(rs_context *ctx) {
-  rs_staging *s = &ctx->staging;
+  rs_staging *s = ctx->staging;
   if (s->ready) {
     for (int i = 0; i < RS_STAGING_BUFFERS; i++) {
       ctx->vt->event_destroy(ctx->be, s->events[i]);
@@ -32,12 +32,12 @@ void rs_staging_destroy(rs_context *ctx) {
 }
 
 int rs_staging_applies(rs_context *ctx, size_t bytes, rs_copy_dir dir) {
-  return ctx->staging.enabled && bytes >= RS_STAGING_MIN_BYTES && (dir == RS_DIR_H2D || dir == RS_DIR_D2H);
+  return ctx->staging->enabled && bytes >= RS_STAGING_MIN_BYTES && (dir == RS_DIR_H2D || dir == RS_DIR_D2H);
 }
 
 /* Lock held. On failure everything made so far is undone. */
 static rs_status rs_staging_prepare(rs_context *ctx) {
-  rs_staging *s = &ctx->staging;
+  rs_staging *s = ctx->staging;
   if (s->ready) return RS_OK;
   int made = 0;
   rs_status st = RS_OK;
@@ -87,7 +87,7 @@ static void rs_parallel_memcpy(rs_thread_pool *pool, char *dst, const char *src,
 }
 
 static rs_status rs_staged_h2d(rs_context *ctx, char *dst, const char *src, size_t bytes, void *stream) {
-  rs_staging *s = &ctx->staging;
+  rs_staging *s = ctx->staging;
   const rs_backend_vtable *vt = ctx->vt;
   for (size_t off = 0, i = 0; off < bytes; off += s->chunk, i++) {
     size_t len = bytes - off < s->chunk ? bytes - off : s->chunk;
@@ -102,7 +102,7 @@ static rs_status rs_staged_h2d(rs_context *ctx, char *dst, const char *src, size
 }
 
 static rs_status rs_staged_d2h(rs_context *ctx, char *dst, const char *src, size_t bytes, void *stream) {
-  rs_staging *s = &ctx->staging;
+  rs_staging *s = ctx->staging;
   const rs_backend_vtable *vt = ctx->vt;
   size_t n = (bytes + s->chunk - 1) / s->chunk;
   /* Keep RS_STAGING_BUFFERS chunks in flight ahead of the host. */
@@ -128,7 +128,7 @@ static rs_status rs_staged_d2h(rs_context *ctx, char *dst, const char *src, size
 
 rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
                          void *stream) {
-  rs_staging *s = &ctx->staging;
+  rs_staging *s = ctx->staging;
   pthread_mutex_lock(&s->lock);
   rs_status st = rs_staging_prepare(ctx);
   if (st == RS_OK)

@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include "backend/backend.h"
+#include "core/objects.h"
 #include "core/thread_pool.h"
 
 #define RS_STAGING_BUFFERS 4

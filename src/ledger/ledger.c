@@ -7,7 +7,8 @@
 #include <time.h>
 #include "core/error.h"
 #include "core/objects.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
+#include "ledger/state.h"
 
 double rs_now_ms(void) {
   struct timespec ts;
@@ -16,7 +17,7 @@ double rs_now_ms(void) {
 }
 
 rs_status rs_ledger_init(rs_context *ctx) {
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   memset(l, 0, sizeof *l);
   l->capacity = ctx->cfg.ledger_entries > 0 ? ctx->cfg.ledger_entries : 65536;
   l->ring = calloc((size_t)l->capacity, sizeof *l->ring);
@@ -28,7 +29,7 @@ rs_status rs_ledger_init(rs_context *ctx) {
 }
 
 static void rs_ledger_drop_pending(rs_context *ctx) {
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   for (size_t i = 0; i < l->npending; i++) {
     ctx->vt->event_destroy(ctx->be, l->pending[i].ev_start);
     ctx->vt->event_destroy(ctx->be, l->pending[i].ev_end);
@@ -37,7 +38,7 @@ static void rs_ledger_drop_pending(rs_context *ctx) {
 }
 
 void rs_ledger_destroy(rs_context *ctx) {
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   rs_ledger_drop_pending(ctx);
   for (size_t i = 0; i < l->nspare; i++) ctx->vt->event_destroy(ctx->be, l->spare_events[i]);
   free(l->spare_events);
@@ -49,7 +50,7 @@ void rs_ledger_destroy(rs_context *ctx) {
 /* A timing event from the spare list or a new one; NULL if the backend has none to give
  * (the entry is then simply not timed). */
 static void *rs_ledger_event(rs_context *ctx) {
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   void *ev = NULL;
   pthread_mutex_lock(&l->lock);
   if (l->nspare > 0) ev = l->spare_events[--l->nspare];
@@ -59,7 +60,7 @@ static void *rs_ledger_event(rs_context *ctx) {
 }
 
 static void rs_ledger_spare(rs_context *ctx, void *ev) {
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   if (!ev) return;
   if (l->nspare == l->spare_cap) {
     size_t cap = l->spare_cap ? l->spare_cap * 2 : 16;
@@ -130,7 +131,7 @@ static void rs_ledger_add_pending(rs_ledger *l, int64_t seq, const rs_ledger_ent
 
 /* Resolve device times: all pending ones when wait, else only those already complete. */
 static void rs_ledger_resolve(rs_context *ctx, int wait) {
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   size_t kept = 0;
   for (size_t i = 0; i < l->npending; i++) {
@@ -161,7 +162,7 @@ static void rs_ledger_resolve(rs_context *ctx, int wait) {
 
 static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsigned kind) {
   rs_ledger_token t = {-1, rs_now_ms(), NULL};
-  if (atomic_load_explicit(&ctx->ledger.timing, memory_order_relaxed) & kind) {
+  if (atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) {
     t.ev_start = rs_ledger_event(ctx);
     if (t.ev_start && ctx->vt->event_record(ctx->be, t.ev_start, stream) != RS_OK) {
       ctx->vt->event_destroy(ctx->be, t.ev_start);
@@ -172,7 +173,7 @@ static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsi
 }
 
 static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_entry *e, void *stream) {
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   void *ev_end = NULL;
   if (t.ev_start) {
     ev_end = rs_ledger_event(ctx);
@@ -231,8 +232,9 @@ void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *na
   rs_ledger_timed_end(ctx, token, &e, stream);
 }
 
-void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
-  rs_ledger *l = &ctx->ledger;
+/* Record a host-blocking wait that already happened. */
+static void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
+  rs_ledger *l = ctx->ledger;
   rs_ledger_entry e;
   memset(&e, 0, sizeof e);
   e.kind = RS_ENTRY_WAIT;
@@ -244,6 +246,24 @@ void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
   pthread_mutex_lock(&l->lock);
   rs_ledger_append(l, &e);
   pthread_mutex_unlock(&l->lock);
+}
+
+rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, const char *cause) {
+  double t0 = rs_now_ms();
+  rs_status st;
+  switch (on) {
+    case RS_WAIT_STREAM:
+      st = ctx->vt->stream_synchronize(ctx->be, native);
+      break;
+    case RS_WAIT_EVENT:
+      st = ctx->vt->event_synchronize(ctx->be, native);
+      break;
+    default:
+      st = ctx->vt->synchronize(ctx->be);
+      break;
+  }
+  rs_ledger_wait(ctx, cause, rs_now_ms() - t0);
+  return st;
 }
 
 /* ---- public ---- */
@@ -277,23 +297,23 @@ rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what) {
   if (what & ~RS_TIME_ALL)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_ledger_set_timing: unknown flags 0x%x (RS_TIME_COPIES | RS_TIME_KERNELS)",
                    what);
-  atomic_store(&ctx->ledger.timing, what);
+  atomic_store(&ctx->ledger->timing, what);
   return RS_OK;
 }
 
 rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out) {
   if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_get: NULL argument");
   rs_ledger_resolve(ctx, 1);
-  pthread_mutex_lock(&ctx->ledger.lock);
-  *out = ctx->ledger.totals;
-  pthread_mutex_unlock(&ctx->ledger.lock);
+  pthread_mutex_lock(&ctx->ledger->lock);
+  *out = ctx->ledger->totals;
+  pthread_mutex_unlock(&ctx->ledger->lock);
   return RS_OK;
 }
 
 rs_status rs_ledger_reset(rs_context *ctx) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_reset: context is NULL");
   rs_ledger_resolve(ctx, 1);
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   if (l->depth > 0) {
     pthread_mutex_unlock(&l->lock);
@@ -310,7 +330,7 @@ rs_status rs_ledger_begin(rs_context *ctx) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_begin: context is NULL");
   /* Earlier work must not leak its device time into the new scope's totals. */
   rs_ledger_resolve(ctx, 0);
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   if (l->depth == RS_LEDGER_MAX_SCOPES) {
     pthread_mutex_unlock(&l->lock);
@@ -325,7 +345,7 @@ rs_status rs_ledger_begin(rs_context *ctx) {
 
 rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_end: context is NULL");
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   int depth = l->depth;
   pthread_mutex_unlock(&l->lock);
@@ -344,7 +364,7 @@ rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out) {
 
 rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropped) {
   if (!ctx || !count) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_count: NULL argument");
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   int64_t kept = l->count < l->capacity ? l->count : l->capacity;
   *count = kept;
@@ -356,7 +376,7 @@ rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropped) {
 rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *out) {
   if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_entry_at: NULL argument");
   rs_ledger_resolve(ctx, 0);
-  rs_ledger *l = &ctx->ledger;
+  rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   int64_t kept = l->count < l->capacity ? l->count : l->capacity;
   if (index < 0 || index >= kept) {

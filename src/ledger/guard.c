@@ -5,7 +5,8 @@
 #include <strings.h>
 #include "core/error.h"
 #include "core/objects.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
+#include "ledger/state.h"
 
 static const char *const rs_guard_names[] = {"allow", "log", "disallow", "disallow_explicit"};
 static const char *const rs_dir_names[] = {"H2D", "D2H", "D2D", "H2H"};
@@ -58,12 +59,12 @@ rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text) {
 }
 
 void rs_guard_init(rs_context *ctx) {
-  pthread_mutex_init(&ctx->guard.lock, NULL);
-  memcpy(ctx->guard.modes, ctx->cfg.guard, sizeof ctx->guard.modes);
-  ctx->guard.depth = 0;
+  pthread_mutex_init(&ctx->guard->lock, NULL);
+  memcpy(ctx->guard->modes, ctx->cfg.guard, sizeof ctx->guard->modes);
+  ctx->guard->depth = 0;
 }
 
-void rs_guard_destroy(rs_context *ctx) { pthread_mutex_destroy(&ctx->guard.lock); }
+void rs_guard_destroy(rs_context *ctx) { pthread_mutex_destroy(&ctx->guard->lock); }
 
 static rs_status rs_guard_args(rs_context *ctx, int dir, rs_guard_mode mode, const char *who) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
@@ -81,9 +82,9 @@ static void rs_guard_apply(rs_guard *g, int dir, rs_guard_mode mode) {
 
 rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode) {
   RS_TRY(rs_guard_args(ctx, dir, mode, "rs_guard_set"));
-  pthread_mutex_lock(&ctx->guard.lock);
-  rs_guard_apply(&ctx->guard, dir, mode);
-  pthread_mutex_unlock(&ctx->guard.lock);
+  pthread_mutex_lock(&ctx->guard->lock);
+  rs_guard_apply(ctx->guard, dir, mode);
+  pthread_mutex_unlock(&ctx->guard->lock);
   return RS_OK;
 }
 
@@ -92,15 +93,15 @@ rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode) {
   RS_TRY(rs_guard_args(ctx, (int)dir, RS_GUARD_ALLOW, "rs_guard_get"));
   if ((int)dir == RS_ALL_DIRECTIONS)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_guard_get: ask for one direction");
-  pthread_mutex_lock(&ctx->guard.lock);
-  *mode = ctx->guard.modes[dir];
-  pthread_mutex_unlock(&ctx->guard.lock);
+  pthread_mutex_lock(&ctx->guard->lock);
+  *mode = ctx->guard->modes[dir];
+  pthread_mutex_unlock(&ctx->guard->lock);
   return RS_OK;
 }
 
 rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode) {
   RS_TRY(rs_guard_args(ctx, dir, mode, "rs_guard_push"));
-  rs_guard *g = &ctx->guard;
+  rs_guard *g = ctx->guard;
   pthread_mutex_lock(&g->lock);
   if (g->depth == RS_GUARD_MAX_PUSHES) {
     pthread_mutex_unlock(&g->lock);
@@ -114,7 +115,7 @@ rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode) {
 
 rs_status rs_guard_pop(rs_context *ctx) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_guard_pop: context is NULL");
-  rs_guard *g = &ctx->guard;
+  rs_guard *g = ctx->guard;
   pthread_mutex_lock(&g->lock);
   if (g->depth == 0) {
     pthread_mutex_unlock(&g->lock);
@@ -160,9 +161,9 @@ static void rs_describe_cause(char *buf, size_t len, const rs_copy_cause *cause)
 
 static rs_status rs_guard_decide(rs_context *ctx, rs_copy_dir dir, size_t bytes, const rs_copy_cause *cause,
                                  int may_log) {
-  pthread_mutex_lock(&ctx->guard.lock);
-  rs_guard_mode mode = ctx->guard.modes[dir];
-  pthread_mutex_unlock(&ctx->guard.lock);
+  pthread_mutex_lock(&ctx->guard->lock);
+  rs_guard_mode mode = ctx->guard->modes[dir];
+  pthread_mutex_unlock(&ctx->guard->lock);
   if (mode == RS_GUARD_ALLOW || (!cause->implicit && mode != RS_GUARD_DISALLOW_EXPLICIT)) return RS_OK;
   char what[160];
   rs_describe_cause(what, sizeof what, cause);

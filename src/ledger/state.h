@@ -1,6 +1,7 @@
-/* Internal: the ledger's and the guard's per-context state (embedded in rs_context). */
-#ifndef RS_TRANSFER_STATE_H
-#define RS_TRANSFER_STATE_H
+/* Internal: the ledger's and the guard's per-context state (ctx->ledger, ctx->guard),
+ * private to src/ledger; src/context gives it its storage. */
+#ifndef RS_LEDGER_STATE_H
+#define RS_LEDGER_STATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,10 +1,28 @@
-/* Internal: the calls the copy path and the blocking waits make into the ledger and
- * the transfer guard (src/transfer/ledger.c, guard.c). */
-#ifndef RS_TRANSFER_LEDGER_HOOKS_H
-#define RS_TRANSFER_LEDGER_HOOKS_H
+/* Internal: the calls the copy path, the kernel launches and the blocking waits make
+ * into the ledger and the transfer guard (src/ledger). */
+#ifndef RS_LEDGER_LEDGER_HOOKS_H
+#define RS_LEDGER_LEDGER_HOOKS_H
 
+#include "backend/backend.h"
 #include "core/error.h"
-#include "transfer/copy.h"
+#include "core/objects.h"
+
+/* Who asked for a copy. `what` is a static string: the API call ("rs_to_device") or
+ * the kernel name for an implicit copy at launch, then `arg` is the argument index. */
+typedef struct rs_copy_cause {
+  int implicit;
+  const char *what;
+  int arg; /* -1 when not a kernel argument */
+} rs_copy_cause;
+
+#define RS_EXPLICIT(call) ((rs_copy_cause){0, (call), -1})
+
+/* Lifetime of the ledger's and the guard's state (ledger/state.h), in the storage
+ * ctx->ledger and ctx->guard point to (given by src/context). */
+rs_status rs_ledger_init(rs_context *ctx);
+void rs_ledger_destroy(rs_context *ctx);
+void rs_guard_init(rs_context *ctx);
+void rs_guard_destroy(rs_context *ctx);
 
 /* RS_ERR_TRANSFER_REFUSED (with a message naming the copy and its cause) if the guard
  * forbids this copy; logs it if the guard says log. */
@@ -24,8 +42,14 @@ rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t by
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
                         const rs_copy_cause *cause, void *stream);
 
-/* Record a host-blocking wait that already happened. */
-void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms);
+/* What a host wait blocks on: all work of the device, one native stream, one native
+ * event. */
+typedef enum rs_wait_on { RS_WAIT_DEVICE, RS_WAIT_STREAM, RS_WAIT_EVENT } rs_wait_on;
+
+/* THE timed host wait: block on `native` (a stream or an event; unused for the device)
+ * and record the host time it took as a wait caused by `cause`. Returns the backend's
+ * status of the wait (recorded either way). */
+rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, const char *cause);
 
 /* A line to the log handler (rs_set_log_handler; default standard error). */
 void rs_log_line(const char *fmt, ...) RS_PRINTF(1, 2);

@@ -1,12 +1,16 @@
+/* The allocators that pass each request through to another, over the tracked live set
+ * (tracked.c): async, the backend's stream-ordered allocator, and user, the application's
+ * functions. */
+#include "core/error.h"
+#include "backend/backend.h"
+#include "memory/buffer.h"
+#include "memory/state.h"
+
 /* The async allocator: the backend's stream-ordered allocation (cudaMallocAsync /
  * cudaFreeAsync). The free is queued on the allocation's stream after that stream has
  * been made to wait for every other stream the memory was used on, so the memory goes
  * back to the CUDA pool exactly when the last work touching it is done - without the
  * host waiting. */
-#include "core/error.h"
-#include "core/objects.h"
-#include "memory/state.h"
-
 static rs_status rs_obtain_async(void *ctx_arg, size_t bytes, void *stream, void **out) {
   rs_context *ctx = ctx_arg;
   return ctx->vt->device_alloc_async(ctx->be, bytes, stream, out);
@@ -64,4 +68,23 @@ void rs_async_stats(rs_memory *m, rs_memory_stats *out) {
     if (out->reserved_bytes > out->peak_reserved_bytes)
       out->peak_reserved_bytes = out->reserved_bytes;
   }
+}
+
+/* The user allocator on its own: every request goes to the application's functions.
+ * They need not know about streams, so a free waits (on the host) for the other streams
+ * the memory was used on before it is handed back. */
+rs_status rs_user_alloc(rs_memory *m, size_t bytes, void *stream, void **out) {
+  return rs_tracked_alloc(&m->user_live, bytes, NULL, m->user_name, rs_source_obtain, &m->device_src, stream, out);
+}
+
+/* The application's free knows no streams: wait on the host for the other streams first. */
+static rs_status give_back_user(rs_context *ctx, void *arg, void *ptr, size_t bytes, void *alloc_stream,
+                                const rs_mem_uses *uses) {
+  rs_memory *m = arg;
+  rs_status st = rs_uses_wait(ctx, uses);
+  return st == RS_OK ? rs_source_free(&m->device_src, ptr, bytes, alloc_stream) : st;
+}
+
+rs_status rs_user_free(rs_memory *m, void *ptr, size_t bytes, void *stream, rs_mem_uses *uses) {
+  return rs_tracked_free(&m->user_live, m->ctx, ptr, bytes, stream, uses, m->user_name, give_back_user, m);
 }

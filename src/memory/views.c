@@ -2,7 +2,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/layout.h"
-#include "core/objects.h"
+#include "memory/buffer.h"
 
 /* Resolve a -1 entry and check the element count is unchanged. */
 static rs_status rs_reshape_target(int64_t *shape, const rs_array *a, int ndim,

@@ -3,32 +3,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/layout.h"
-#include "core/objects.h"
-#include "resident/memory.h"
-
-const char *rs_mem_kind_name(rs_mem_kind kind) {
-  switch (kind) {
-    case RS_MEM_DEVICE:
-      return "device";
-    case RS_MEM_HOST:
-      return "host";
-    case RS_MEM_PINNED:
-      return "pinned";
-    case RS_MEM_MAPPED:
-      return "mapped";
-    case RS_MEM_MANAGED:
-      return "managed";
-  }
-  return "invalid";
-}
-
-rs_status rs_array_check(const rs_array *a, const char *who) {
-  if (!a) return rs_fail(RS_ERR_NULL_POINTER, "%s: array is NULL", who);
-  uint32_t magic = rs_handle_magic(a);
-  if (magic == RS_MAGIC_DEAD) return rs_fail(RS_ERR_RELEASED, "%s: array was already released", who);
-  if (magic != RS_MAGIC_ARRAY) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: not an array handle", who);
-  return RS_OK;
-}
+#include "memory/buffer.h"
 
 static rs_status rs_array_handle(rs_array **out, rs_context *ctx, rs_buffer *buf, int ndim,
                                  rs_dtype dtype, const int64_t *shape, const int64_t *strides,
@@ -171,9 +146,9 @@ rs_status rs_managed_array(rs_array **out, rs_context *ctx, int ndim, const int6
                         order, "rs_managed_array");
 }
 
-static rs_status rs_wrap(rs_array **out, rs_context *ctx, rs_mem_kind kind, void *data, int ndim,
-                         const int64_t *shape, rs_dtype dtype, const int64_t *strides,
-                         rs_release_fn release, void *user_data, const char *who) {
+rs_status rs_array_wrap(rs_array **out, rs_context *ctx, rs_mem_kind kind, void *data, int ndim,
+                        const int64_t *shape, rs_dtype dtype, const int64_t *strides,
+                        rs_release_fn release, void *user_data, const char *who) {
   int64_t st_bytes[RS_MAX_DIMS];
   size_t bytes = 0;
   RS_TRY(rs_layout_for_new(st_bytes, &bytes, ctx, out, ndim, shape, dtype, strides, RS_ORDER_C,
@@ -191,23 +166,8 @@ static rs_status rs_wrap(rs_array **out, rs_context *ctx, rs_mem_kind kind, void
 
 rs_status rs_host_array_wrap(rs_array **out, rs_context *ctx, void *data, int ndim,
                              const int64_t *shape, rs_dtype dtype, const int64_t *strides) {
-  return rs_wrap(out, ctx, RS_MEM_HOST, data, ndim, shape, dtype, strides, NULL, NULL,
+  return rs_array_wrap(out, ctx, RS_MEM_HOST, data, ndim, shape, dtype, strides, NULL, NULL,
                  "rs_host_array_wrap");
-}
-
-rs_status rs_device_array_wrap(rs_array **out, rs_context *ctx, void *device_ptr, int ndim,
-                               const int64_t *shape, rs_dtype dtype, const int64_t *strides,
-                               rs_stream *wait_on, rs_release_fn release, void *user_data) {
-  const char *who = "rs_device_array_wrap";
-  if (out) *out = NULL;
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
-  if (wait_on) {
-    void *native = NULL;
-    RS_TRY(rs_stream_resolve(ctx, wait_on, &native, who));
-    RS_TRY(ctx->vt->stream_synchronize(ctx->be, native));
-  }
-  return rs_wrap(out, ctx, RS_MEM_DEVICE, device_ptr, ndim, shape, dtype, strides, release,
-                 user_data, who);
 }
 
 rs_status rs_array_retain(rs_array *a) {

@@ -1,33 +1,22 @@
 /* Contexts: backend selection, device queries, lifetime and live counts. */
 #include <stdlib.h>
 #include <string.h>
+#include "backend/backend.h"
 #include "core/error.h"
 #include "core/objects.h"
-#include "memory/allocator.h"
-#include "transfer/ledger_hooks.h"
+#include "ledger/ledger_hooks.h"
+#include "ledger/state.h"
+#include "memory/buffer.h"
+#include "transfer/staging.h"
 
-const char *rs_backend_name(rs_backend_kind kind) {
-  switch (kind) {
-    case RS_BACKEND_AUTO:
-      return "auto";
-    case RS_BACKEND_CUDA:
-      return "cuda";
-    case RS_BACKEND_SIM:
-      return "sim";
-  }
-  return "invalid";
-}
-
-rs_status rs_backend_from_name(rs_backend_kind *out, const char *name) {
-  if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_backend_from_name: NULL argument");
-  static const rs_backend_kind kinds[] = {RS_BACKEND_AUTO, RS_BACKEND_CUDA, RS_BACKEND_SIM};
-  for (size_t i = 0; i < 3; i++)
-    if (strcmp(name, rs_backend_name(kinds[i])) == 0) {
-      *out = kinds[i];
-      return RS_OK;
-    }
-  return rs_fail(RS_ERR_PARSE, "unknown backend '%s' (expected auto, cuda or sim)", name);
-}
+/* A context and the state of the layers that live as long as it, in one allocation:
+ * each layer owns its struct and its init/destroy, this is only where they are kept. */
+typedef struct rs_context_store {
+  struct rs_context ctx;
+  rs_ledger ledger;
+  rs_guard guard;
+  rs_staging staging;
+} rs_context_store;
 
 /* AUTO: the environment first, then a GPU if one answers, else the simulator. */
 static rs_status rs_resolve_backend(rs_backend_kind *kind, const rs_config *cfg) {
@@ -96,21 +85,25 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
   if (device < 0 || device >= count)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_context_create: device %d, but %s has %d", device,
                    rs_backend_name(kind), count);
-  rs_context *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "rs_context_create: out of host memory");
+  rs_context_store *store = calloc(1, sizeof *store);
+  if (!store) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "rs_context_create: out of host memory");
+  rs_context *ctx = &store->ctx;
+  ctx->ledger = &store->ledger;
+  ctx->guard = &store->guard;
+  ctx->staging = &store->staging;
   ctx->vt = vt;
   ctx->kind = kind;
   ctx->device = device;
   ctx->cfg = cfg;
   rs_status st = vt->open(&ctx->be, device, &cfg);
   if (st != RS_OK) {
-    free(ctx);
+    free(store);
     return rs_fail_prefix(st, "rs_context_create(%s, %d): ", rs_backend_name(kind), device);
   }
   st = rs_memory_init(ctx);
   if (st != RS_OK) {
     vt->close(ctx->be);
-    free(ctx);
+    free(store);
     return rs_fail_prefix(st, "rs_context_create(%s, %d): ", rs_backend_name(kind), device);
   }
   rs_slab_init(&ctx->arrays, sizeof(struct rs_array));
@@ -133,7 +126,7 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
     rs_slab_destroy(&ctx->events);
     rs_memory_destroy(ctx);
     vt->close(ctx->be);
-    free(ctx);
+    free(store);
     return st;
   }
   *out = ctx;
@@ -160,6 +153,7 @@ static void rs_free_live_event(void *object, void *arg) {
 
 void rs_context_destroy(rs_context *ctx) {
   if (!ctx) return;
+  rs_context_store *store = (rs_context_store *)ctx; /* ctx is its first member */
   ctx->vt->synchronize(ctx->be);
   /* Handles the user forgot: free what they hold so the process leaks nothing. */
   rs_slab_each_live(&ctx->arrays, rs_free_live_array, ctx);
@@ -174,7 +168,7 @@ void rs_context_destroy(rs_context *ctx) {
   rs_slab_destroy(&ctx->arrays);
   rs_slab_destroy(&ctx->streams);
   rs_slab_destroy(&ctx->events);
-  free(ctx);
+  free(store);
 }
 
 rs_backend_kind rs_context_backend(const rs_context *ctx) { return ctx ? ctx->kind : RS_BACKEND_AUTO; }
@@ -195,10 +189,7 @@ rs_status rs_context_props(const rs_context *ctx, rs_device_props *out) {
 
 rs_status rs_context_synchronize(rs_context *ctx) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_synchronize: ctx is NULL");
-  double t0 = rs_now_ms();
-  rs_status st = ctx->vt->synchronize(ctx->be);
-  rs_ledger_wait(ctx, "rs_context_synchronize", rs_now_ms() - t0);
-  return st;
+  return rs_ledger_timed_wait(ctx, RS_WAIT_DEVICE, NULL, "rs_context_synchronize");
 }
 
 rs_status rs_context_live(const rs_context *ctx, rs_live_stats *out) {
