@@ -51,7 +51,8 @@ typedef struct rs_backend_vtable {
 
   /* devices, without a context */
   rs_status (*device_count)(int *out);                        /* 0 and RS_OK without GPU/driver */
-  rs_status (*device_props)(int device, rs_device_props *out);
+  /* cfg: the settings a context on it would have (the simulator's memory and threads) */
+  rs_status (*device_props)(int device, const rs_config *cfg, rs_device_props *out);
 
   /* per-context state */
   rs_status (*open)(rs_backend **out, int device, const rs_config *cfg);

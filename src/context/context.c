@@ -67,7 +67,9 @@ rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int de
   if (device < 0 || device >= count)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_device_get_props: device %d of %d on %s", device,
                    count, rs_backend_name(kind));
-  return vt->device_props(device, out);
+  rs_config cfg;
+  RS_TRY(rs_config_from_env(&cfg));
+  return vt->device_props(device, &cfg, out);
 }
 
 rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) {
@@ -177,7 +179,7 @@ int rs_context_device(const rs_context *ctx) { return ctx ? ctx->device : -1; }
 
 rs_status rs_context_props(const rs_context *ctx, rs_device_props *out) {
   if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_props: NULL argument");
-  RS_TRY(ctx->vt->device_props(ctx->device, out));
+  RS_TRY(ctx->vt->device_props(ctx->device, &ctx->cfg, out));
   /* The context knows its own memory better than a context-free query. */
   size_t free_bytes = 0, total_bytes = 0;
   if (ctx->vt->mem_info(ctx->be, &free_bytes, &total_bytes) == RS_OK) {

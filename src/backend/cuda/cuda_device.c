@@ -79,7 +79,8 @@ static void read_pcie_link(rs_device_props *p) {
   p->pcie_gbytes_per_s = pcie_lane_gbytes(gen) * (int)width;
 }
 
-rs_status rs_cuda_device_props(int device, rs_device_props *out) {
+rs_status rs_cuda_device_props(int device, const rs_config *cfg, rs_device_props *out) {
+  (void)cfg; /* a GPU reports what it has; no setting changes that */
   int count = 0;
   rs_cuda_device_count(&count);
   if (device < 0 || device >= count)

@@ -38,7 +38,7 @@ extern const rs_ops_table rs_cuda_ops;
 
 /* The vtable's entries, one file per concern. */
 rs_status rs_cuda_device_count(int *out);
-rs_status rs_cuda_device_props(int device, rs_device_props *out);
+rs_status rs_cuda_device_props(int device, const rs_config *cfg, rs_device_props *out);
 
 rs_status rs_cuda_device_alloc(rs_backend *b, size_t bytes, void **out);
 rs_status rs_cuda_device_free(rs_backend *b, void *ptr);

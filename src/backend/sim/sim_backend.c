@@ -67,18 +67,16 @@ static void fill_props(rs_device_props *out, size_t total, size_t free_bytes, in
   out->pcie_gbytes_per_s = 0.0;
 }
 
-/* No context here, so the settings come from the environment, as a context's would;
- * with no allocations to count, all of it is free. */
-static rs_status sim_device_props(int device, rs_device_props *out) {
+/* No context here: the caller passes the settings a context would have; with no
+ * allocations to count, all of it is free. */
+static rs_status sim_device_props(int device, const rs_config *cfg, rs_device_props *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim device_props: out is NULL");
   if (device != 0)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim device_props: device %d out of range (1 device)",
                    device);
-  rs_config cfg;
-  RS_TRY(rs_config_from_env(&cfg));
   size_t mem = 0;
   int threads = 1;
-  RS_TRY(settings(&cfg, "sim device_props", &mem, &threads));
+  RS_TRY(settings(cfg, "sim device_props", &mem, &threads));
   fill_props(out, mem, mem, threads);
   return RS_OK;
 }
