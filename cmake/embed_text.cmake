@@ -3,12 +3,13 @@
 # for NVRTC, the CUDA prelude, the simulator's shim) is the real file, never a hand copy.
 #
 #   cmake -DOUT=<file.c> -DSYMBOL=<name> -DINPUTS=<a|b|...> [-DDECLARED_IN=<header>]
-#         [-DACCESSOR=<function>] -P embed_text.cmake
+#         [-DACCESSOR=<function>] [-DJOINED=<file>] -P embed_text.cmake
 #
 # INPUTS is separated by '|' (a ';' would split the custom command's arguments).
 # DECLARED_IN: a header to include, so the compiler checks the definition against its
 # declaration. ACCESSOR: the array is static and a function `const char *ACCESSOR(void)`
-# returns it. Every byte is written as a \x escape: no quoting rule of C can bite, and the
+# returns it. JOINED: also write the joined text there as a file (for a compiler to check
+# exactly what the library hands out). Every byte is written as a \x escape: no quoting rule of C can bite, and the
 # output depends on the input bytes alone.
 
 if(NOT OUT OR NOT SYMBOL OR NOT INPUTS)
@@ -18,9 +19,14 @@ string(REPLACE "|" ";" inputs "${INPUTS}")
 
 set(hex "")
 set(names "")
+set(joined "")
 foreach(in IN LISTS inputs)
   file(READ "${in}" part HEX)
   string(APPEND hex "${part}")
+  if(JOINED)
+    file(READ "${in}" part)
+    string(APPEND joined "${part}")
+  endif()
   get_filename_component(name "${in}" NAME)
   list(APPEND names "${name}")
 endforeach()
@@ -52,3 +58,6 @@ else()
 endif()
 
 file(WRITE "${OUT}" "${text}")
+if(JOINED)
+  file(WRITE "${JOINED}" "${joined}")
+endif()

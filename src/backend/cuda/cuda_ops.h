@@ -48,7 +48,7 @@ rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, con
                              void **fn);
 
 /* The device code every generated kernel starts with: value classes, loads and stores of
- * each dtype, conversions and every op, mirroring src/backend/sim/sim_ops_math.c. */
+ * each dtype, conversions and every op (cuda_ops_prelude.cuh, embedded at build time). */
 extern const char rs_cuda_ops_prelude[];
 
 /* What an elementwise kernel is specialized for besides its program. */
