@@ -3,38 +3,31 @@
 // NVRTC compiles it at run time as the head of each generated kernel; the library holds
 // its text through the build's embed step (cmake/embed_text.cmake), and the build compiles
 // it once with nvcc so a syntax error shows here rather than on a GPU. It includes no
-// header: NVRTC declares the math functions and intrinsics itself. Semantics mirror the
-// native loops (src/backend/sim/sim_ops_math.c, sim_ops_convert.c) op for op.
+// header: NVRTC declares the math functions and intrinsics itself. The build puts the text
+// of src/native/numpy_scalar.h before it: NumPy's per-value semantics (rs_np_*), the same
+// functions the native loops run, so the two cannot drift apart; what is here maps each op
+// of each value class onto them, or onto CUDA's math functions.
 // Value classes (as src/ops/ops_backend.h): bool, int64, uint64, float, double, complex.
 typedef unsigned char rs_b;
-typedef long long rs_i;
-typedef unsigned long long rs_u;
+typedef rs_np_i rs_i;
+typedef rs_np_u rs_u;
 typedef float rs_f;
 typedef double rs_d;
-struct rs_c { float re, im; };
-struct rs_z { double re, im; };
+typedef rs_np_c rs_c;
+typedef rs_np_z rs_z;
 struct rs_cv { long long i; double re, im; }; // a constant, filled by the host
 #define RS_D __device__ __forceinline__
-RS_D float rs_inff() { return __int_as_float(0x7f800000); }
-RS_D double rs_infd() { return __longlong_as_double(0x7ff0000000000000LL); }
-RS_D float rs_nanf() { return __int_as_float(0x7fc00000); }
-RS_D double rs_nand() { return __longlong_as_double(0x7ff8000000000000LL); }
-RS_D bool rs_isnan(double x) { return x != x; }
-RS_D bool rs_isinf(double x) { return x == rs_infd() || x == -rs_infd(); }
-RS_D bool rs_isfin(double x) { return !rs_isnan(x) && !rs_isinf(x); }
-RS_D rs_c mkc(float re, float im) { rs_c r; r.re = re; r.im = im; return r; }
-RS_D rs_z mkz(double re, double im) { rs_z r; r.re = re; r.im = im; return r; }
+RS_D double rs_nand() { return RS_NP_NAN; }
+RS_D double rs_infd() { return RS_NP_INF; }
+RS_D bool rs_isnan(double x) { return rs_np_isnan_d(x); }
+RS_D bool rs_isinf(double x) { return rs_np_isinf_d(x); }
+RS_D bool rs_isfin(double x) { return rs_np_isfinite_d(x); }
+RS_D rs_c mkc(float re, float im) { return rs_np_mkc(re, im); }
+RS_D rs_z mkz(double re, double im) { return rs_np_mkz(re, im); }
 // ---- half <-> float (float16 is storage only) ----
 RS_D float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 RS_D unsigned short f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 RS_D unsigned short d2h(double d) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h; }
-// ---- float to integer as NumPy on x86: NaN and out of range give the lowest value ----
-RS_D rs_i f2i(double v) { return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? (rs_i)v : (rs_i)(-9223372036854775807LL - 1); }
-RS_D rs_u f2u(double v) {
-  if (v >= 9223372036854775808.0 && v < 18446744073709551616.0) return (rs_u)(v - 9223372036854775808.0) + (1ULL << 63);
-  return (rs_u)f2i(v);
-}
-RS_D rs_i f2i32(double v) { return (v >= -2147483648.0 && v < 2147483648.0) ? (rs_i)(int)v : (rs_i)(int)0x80000000u; }
 // ---- loads and stores of stored dtypes (values in their class) ----
 RS_D rs_b ld_bool(const char *p) { return *(const unsigned char *)p != 0; }
 RS_D rs_i ld_int8(const char *p) { return *(const signed char *)p; }
@@ -92,58 +85,40 @@ RS_D rs_d cv_u_d(rs_u v) { return (double)v; }
 RS_D rs_c cv_u_c(rs_u v) { return mkc((float)v, 0); }
 RS_D rs_z cv_u_z(rs_u v) { return mkz((double)v, 0); }
 RS_D rs_b cv_f_b(rs_f v) { return v != 0; }
-RS_D rs_i cv_f_i(rs_f v) { return f2i(v); }
-RS_D rs_u cv_f_u(rs_f v) { return f2u(v); }
+RS_D rs_i cv_f_i(rs_f v) { return rs_np_f2i(v); }
+RS_D rs_u cv_f_u(rs_f v) { return rs_np_f2u(v); }
 RS_D rs_d cv_f_d(rs_f v) { return v; }
 RS_D rs_c cv_f_c(rs_f v) { return mkc(v, 0); }
 RS_D rs_z cv_f_z(rs_f v) { return mkz(v, 0); }
 RS_D rs_b cv_d_b(rs_d v) { return v != 0; }
-RS_D rs_i cv_d_i(rs_d v) { return f2i(v); }
-RS_D rs_u cv_d_u(rs_d v) { return f2u(v); }
+RS_D rs_i cv_d_i(rs_d v) { return rs_np_f2i(v); }
+RS_D rs_u cv_d_u(rs_d v) { return rs_np_f2u(v); }
 RS_D rs_f cv_d_f(rs_d v) { return (float)v; }
 RS_D rs_c cv_d_c(rs_d v) { return mkc((float)v, 0); }
 RS_D rs_z cv_d_z(rs_d v) { return mkz(v, 0); }
 RS_D rs_b cv_c_b(rs_c v) { return v.re != 0 || v.im != 0; }
-RS_D rs_i cv_c_i(rs_c v) { return f2i(v.re); }
-RS_D rs_u cv_c_u(rs_c v) { return f2u(v.re); }
+RS_D rs_i cv_c_i(rs_c v) { return rs_np_f2i(v.re); }
+RS_D rs_u cv_c_u(rs_c v) { return rs_np_f2u(v.re); }
 RS_D rs_f cv_c_f(rs_c v) { return v.re; }
 RS_D rs_d cv_c_d(rs_c v) { return v.re; }
 RS_D rs_z cv_c_z(rs_c v) { return mkz(v.re, v.im); }
 RS_D rs_b cv_z_b(rs_z v) { return v.re != 0 || v.im != 0; }
-RS_D rs_i cv_z_i(rs_z v) { return f2i(v.re); }
-RS_D rs_u cv_z_u(rs_z v) { return f2u(v.re); }
+RS_D rs_i cv_z_i(rs_z v) { return rs_np_f2i(v.re); }
+RS_D rs_u cv_z_u(rs_z v) { return rs_np_f2u(v.re); }
 RS_D rs_f cv_z_f(rs_z v) { return (float)v.re; }
 RS_D rs_d cv_z_d(rs_z v) { return v.re; }
 RS_D rs_c cv_z_c(rs_z v) { return mkc((float)v.re, (float)v.im); }
 // float to narrow integers through a 32-bit conversion (x86 C casts, as NumPy)
-RS_D rs_i cv32(double v) { return f2i32(v); }
+RS_D rs_i cv32(double v) { return rs_np_f2i32(v); }
 // ---- integer ops (wrap-around through unsigned arithmetic) ----
-RS_D rs_i add_i(rs_i a, rs_i b) { return (rs_i)((rs_u)a + (rs_u)b); }
-RS_D rs_i subtract_i(rs_i a, rs_i b) { return (rs_i)((rs_u)a - (rs_u)b); }
-RS_D rs_i multiply_i(rs_i a, rs_i b) { return (rs_i)((rs_u)a * (rs_u)b); }
-RS_D rs_i negative_i(rs_i a) { return (rs_i)(0 - (rs_u)a); }
-RS_D rs_i floor_divide_i(rs_i a, rs_i b) {
-  if (b == 0) return 0;
-  if (b == -1) return negative_i(a);
-  rs_i q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-RS_D rs_i remainder_i(rs_i a, rs_i b) {
-  if (b == 0 || b == -1) return 0;
-  rs_i r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-RS_D rs_u power_u(rs_u base, rs_u e) {
-  rs_u r = 1;
-  while (e) { if (e & 1) r *= base; base *= base; e >>= 1; }
-  return r;
-}
-RS_D rs_i power_i(rs_i a, rs_i e) {
-  if (e < 0) return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
-  return (rs_i)power_u((rs_u)a, (rs_u)e);
-}
+RS_D rs_i add_i(rs_i a, rs_i b) { return rs_np_add_i(a, b); }
+RS_D rs_i subtract_i(rs_i a, rs_i b) { return rs_np_sub_i(a, b); }
+RS_D rs_i multiply_i(rs_i a, rs_i b) { return rs_np_mul_i(a, b); }
+RS_D rs_i negative_i(rs_i a) { return rs_np_neg_i(a); }
+RS_D rs_i floor_divide_i(rs_i a, rs_i b) { return rs_np_floor_divide_i(a, b); }
+RS_D rs_i remainder_i(rs_i a, rs_i b) { return rs_np_remainder_i(a, b); }
+RS_D rs_u power_u(rs_u a, rs_u e) { return rs_np_power_u(a, e); }
+RS_D rs_i power_i(rs_i a, rs_i e) { return rs_np_power_i(a, e); }
 RS_D rs_i maximum_i(rs_i a, rs_i b) { return a >= b ? a : b; }
 RS_D rs_i minimum_i(rs_i a, rs_i b) { return a <= b ? a : b; }
 RS_D rs_i fmax_i(rs_i a, rs_i b) { return a >= b ? a : b; }
@@ -152,10 +127,10 @@ RS_D rs_i bitwise_and_i(rs_i a, rs_i b) { return a & b; }
 RS_D rs_i bitwise_or_i(rs_i a, rs_i b) { return a | b; }
 RS_D rs_i bitwise_xor_i(rs_i a, rs_i b) { return a ^ b; }
 RS_D rs_i positive_i(rs_i a) { return a; }
-RS_D rs_i absolute_i(rs_i a) { return a < 0 ? negative_i(a) : a; }
-RS_D rs_i sign_i(rs_i a) { return (a > 0) - (a < 0); }
+RS_D rs_i absolute_i(rs_i a) { return rs_np_abs_i(a); }
+RS_D rs_i sign_i(rs_i a) { return rs_np_sign_i(a); }
 RS_D rs_i square_i(rs_i a) { return multiply_i(a, a); }
-RS_D rs_i reciprocal_i(rs_i a) { return a == 1 ? 1 : a == -1 ? -1 : 0; }
+RS_D rs_i reciprocal_i(rs_i a) { return rs_np_reciprocal_i(a); }
 RS_D rs_i floor_i(rs_i a) { return a; }
 RS_D rs_i ceil_i(rs_i a) { return a; }
 RS_D rs_i trunc_i(rs_i a) { return a; }
@@ -166,8 +141,8 @@ RS_D rs_i invert_i(rs_i a) { return ~a; }
 RS_D rs_u add_u(rs_u a, rs_u b) { return a + b; }
 RS_D rs_u subtract_u(rs_u a, rs_u b) { return a - b; }
 RS_D rs_u multiply_u(rs_u a, rs_u b) { return a * b; }
-RS_D rs_u floor_divide_u(rs_u a, rs_u b) { return b ? a / b : 0; }
-RS_D rs_u remainder_u(rs_u a, rs_u b) { return b ? a % b : 0; }
+RS_D rs_u floor_divide_u(rs_u a, rs_u b) { return rs_np_floor_divide_u(a, b); }
+RS_D rs_u remainder_u(rs_u a, rs_u b) { return rs_np_remainder_u(a, b); }
 RS_D rs_u maximum_u(rs_u a, rs_u b) { return a >= b ? a : b; }
 RS_D rs_u minimum_u(rs_u a, rs_u b) { return a <= b ? a : b; }
 RS_D rs_u fmax_u(rs_u a, rs_u b) { return a >= b ? a : b; }
@@ -178,9 +153,9 @@ RS_D rs_u bitwise_xor_u(rs_u a, rs_u b) { return a ^ b; }
 RS_D rs_u negative_u(rs_u a) { return 0 - a; }
 RS_D rs_u positive_u(rs_u a) { return a; }
 RS_D rs_u absolute_u(rs_u a) { return a; }
-RS_D rs_u sign_u(rs_u a) { return a > 0; }
+RS_D rs_u sign_u(rs_u a) { return rs_np_sign_u(a); }
 RS_D rs_u square_u(rs_u a) { return a * a; }
-RS_D rs_u reciprocal_u(rs_u a) { return a == 1; }
+RS_D rs_u reciprocal_u(rs_u a) { return rs_np_reciprocal_u(a); }
 RS_D rs_u floor_u(rs_u a) { return a; }
 RS_D rs_u ceil_u(rs_u a) { return a; }
 RS_D rs_u trunc_u(rs_u a) { return a; }
@@ -238,23 +213,11 @@ RS_D rs_b isfinite_u(rs_u) { return 1; }
   RS_D T subtract_##S(T a, T b) { return a - b; }                                                 \
   RS_D T multiply_##S(T a, T b) { return a * b; }                                                 \
   RS_D T divide_##S(T a, T b) { return a / b; }                                                   \
-  RS_D T divmod_##S(T a, T b, T *mod) {                                                           \
-    T m = fmod##F(a, b);                                                                          \
-    if (b == 0) { *mod = m; return a / b; }                                                       \
-    T div = (a - m) / b;                                                                          \
-    if (m != 0) { if ((b < 0) != (m < 0)) { m += b; div -= ONE; } }                               \
-    else { m = copysign##F((T)0, b); }                                                            \
-    T fl;                                                                                         \
-    if (div != 0) { fl = floor##F(div); if (div - fl > (T)0.5) fl += ONE; }                       \
-    else { fl = copysign##F((T)0, a / b); }                                                       \
-    *mod = m;                                                                                     \
-    return fl;                                                                                    \
-  }                                                                                               \
-  RS_D T floor_divide_##S(T a, T b) { T m; return divmod_##S(a, b, &m); }                         \
-  RS_D T remainder_##S(T a, T b) { T m; divmod_##S(a, b, &m); return m; }                         \
+  RS_D T floor_divide_##S(T a, T b) { return rs_np_floor_divide_##S(a, b); }                      \
+  RS_D T remainder_##S(T a, T b) { return rs_np_remainder_##S(a, b); }                            \
   RS_D T power_##S(T a, T b) { return pow##F(a, b); }                                             \
-  RS_D T maximum_##S(T a, T b) { return (a >= b || rs_isnan(a)) ? a : b; }                        \
-  RS_D T minimum_##S(T a, T b) { return (a <= b || rs_isnan(a)) ? a : b; }                        \
+  RS_D T maximum_##S(T a, T b) { return rs_np_maximum_##S(a, b); }                                \
+  RS_D T minimum_##S(T a, T b) { return rs_np_minimum_##S(a, b); }                                \
   RS_D T fmax_##S(T a, T b) { return fmax##F(a, b); }                                             \
   RS_D T fmin_##S(T a, T b) { return fmin##F(a, b); }                                             \
   RS_D T arctan2_##S(T a, T b) { return atan2##F(a, b); }                                         \
@@ -266,7 +229,7 @@ RS_D rs_b isfinite_u(rs_u) { return 1; }
   RS_D T real_##S(T a) { return a; }                                                              \
   RS_D T imag_##S(T) { return 0; }                                                                \
   RS_D T absolute_##S(T a) { return fabs##F(a); }                                                 \
-  RS_D T sign_##S(T a) { return a > 0 ? ONE : a < 0 ? -ONE : a == 0 ? (T)0 : a; }                 \
+  RS_D T sign_##S(T a) { return rs_np_sign_##S(a); }                                              \
   RS_D T square_##S(T a) { return a * a; }                                                        \
   RS_D T reciprocal_##S(T a) { return ONE / a; }                                                  \
   RS_D T sqrt_##S(T a) { return sqrt##F(a); }                                                     \
@@ -293,26 +256,17 @@ RS_D rs_b isfinite_u(rs_u) { return 1; }
   RS_D T floor_##S(T a) { return floor##F(a); }                                                   \
   RS_D T ceil_##S(T a) { return ceil##F(a); }                                                     \
   RS_D T trunc_##S(T a) { return trunc##F(a); }                                                   \
-  RS_D T rint_##S(T a) { return rint##F(a); }                                                     \
+  RS_D T rint_##S(T a) { return rs_np_rint_##S(a); }                                              \
   RS_D T deg2rad_##S(T a) { return a * (T)(PI / 180.0); }                                         \
   RS_D T rad2deg_##S(T a) { return a * (T)(180.0 / PI); }                                         \
-  RS_D rs_b isnan_##S(T a) { return rs_isnan(a); }                                                \
-  RS_D rs_b isinf_##S(T a) { return rs_isinf(a); }                                                \
-  RS_D rs_b isfinite_##S(T a) { return rs_isfin(a); }
+  RS_D rs_b isnan_##S(T a) { return rs_np_isnan_##S(a); }                                         \
+  RS_D rs_b isinf_##S(T a) { return rs_np_isinf_##S(a); }                                         \
+  RS_D rs_b isfinite_##S(T a) { return rs_np_isfinite_##S(a); }
 RS_FLOAT_OPS(f, rs_f, f, 1.0f, 3.14159265358979323846)
 RS_FLOAT_OPS(d, rs_d, , 1.0, 3.14159265358979323846)
-// ---- complex: computed in double, NumPy's product and quotient formulas ----
-RS_D rs_z zmul(rs_z a, rs_z b) { return mkz(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
-RS_D rs_z zdiv(rs_z a, rs_z b) {
-  double abr = fabs(b.re), abi = fabs(b.im);
-  if (abr >= abi) {
-    if (abr == 0 && abi == 0) return mkz(a.re / abr, a.im / abr);
-    double rat = b.im / b.re, scl = 1.0 / (b.re + b.im * rat);
-    return mkz((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
-  }
-  double rat = b.re / b.im, scl = 1.0 / (b.im + b.re * rat);
-  return mkz((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
-}
+// ---- complex: NumPy's product, quotient, power and sign are rs_np_*; below, what the host
+// takes from the C library (cexp, clog, csqrt, ...), which NVRTC does not have for complex
+// values, computed in double ----
 RS_D double zabs(rs_z a) { return hypot(a.re, a.im); }
 RS_D rs_z zexp(rs_z a) { // C99 cexp's special values, as the host path (and NumPy) give
   if (a.im == 0) return mkz(exp(a.re), a.im);
@@ -339,23 +293,9 @@ RS_D rs_z ztanh(rs_z a) { // (sinh 2x + i sin 2y) / (cosh 2x + cos 2y), stable f
 }
 RS_D rs_z ztan(rs_z a) { rs_z t = ztanh(mkz(-a.im, a.re)); return mkz(t.im, -t.re); } // tan z = -i tanh(iz)
 RS_D rs_z zpow(rs_z a, rs_z b) {
-  if (b.re == 0 && b.im == 0) return mkz(1, 0);
-  if (a.re == 0 && a.im == 0) return b.re > 0 ? mkz(0, 0) : mkz(rs_nand(), rs_nand());
-  if (b.im == 0 && b.re == floor(b.re) && fabs(b.re) <= 100) {
-    long long e = (long long)fabs(b.re);
-    rs_z r = mkz(1, 0), x = a;
-    while (e) { if (e & 1) r = zmul(r, x); x = zmul(x, x); e >>= 1; }
-    return b.re < 0 ? zdiv(mkz(1, 0), r) : r;
-  }
-  return zexp(zmul(b, zlog(a)));
-}
-RS_D rs_z zsign(rs_z a) {
-  if (rs_isnan(a.re) || rs_isnan(a.im) || (rs_isinf(a.re) && rs_isinf(a.im))) return mkz(rs_nand(), rs_nand());
-  if (rs_isinf(a.re)) return mkz(a.re > 0 ? 1 : -1, 0);
-  if (rs_isinf(a.im)) return mkz(0, a.im > 0 ? 1 : -1);
-  double m = zabs(a);
-  if (m == 0) return mkz(0, 0);
-  return mkz(a.re / m, a.im / m);
+  rs_z r;
+  if (rs_np_pow_exact_z(a, b, &r)) return r;
+  return zexp(rs_np_mul_z(b, zlog(a)));
 }
 RS_D rs_z up(rs_c a) { return mkz(a.re, a.im); }
 RS_D rs_c dn(rs_z a) { return mkc((float)a.re, (float)a.im); }
@@ -364,17 +304,8 @@ RS_D rs_z dn2z(rs_z a) { return a; }
 #define RS_CPLX_OPS(S, T, R, DN)                                                                  \
   RS_D T add_##S(T a, T b) { T r; r.re = a.re + b.re; r.im = a.im + b.im; return r; }             \
   RS_D T subtract_##S(T a, T b) { T r; r.re = a.re - b.re; r.im = a.im - b.im; return r; }        \
-  RS_D T multiply_##S(T a, T b) { T r; r.re = a.re * b.re - a.im * b.im; r.im = a.re * b.im + a.im * b.re; return r; } \
-  RS_D T divide_##S(T a, T b) {                                                                   \
-    R abr = fabs(b.re), abi = fabs(b.im); T r;                                                    \
-    if (abr >= abi) {                                                                             \
-      if (abr == 0 && abi == 0) { r.re = a.re / abr; r.im = a.im / abr; return r; }               \
-      R rat = b.im / b.re, scl = (R)1 / (b.re + b.im * rat);                                      \
-      r.re = (a.re + a.im * rat) * scl; r.im = (a.im - a.re * rat) * scl; return r;               \
-    }                                                                                             \
-    R rat = b.re / b.im, scl = (R)1 / (b.im + b.re * rat);                                        \
-    r.re = (a.re * rat + a.im) * scl; r.im = (a.im * rat - a.re) * scl; return r;                 \
-  }                                                                                               \
+  RS_D T multiply_##S(T a, T b) { return rs_np_mul_##S(a, b); }                                  \
+  RS_D T divide_##S(T a, T b) { return rs_np_div_##S(a, b); }                                     \
   RS_D T power_##S(T a, T b) { return DN(zpow(up(a), up(b))); }                                   \
   RS_D rs_b equal_##S(T a, T b) { return a.re == b.re && a.im == b.im; }                          \
   RS_D rs_b not_equal_##S(T a, T b) { return a.re != b.re || a.im != b.im; }                      \
@@ -384,7 +315,7 @@ RS_D rs_z dn2z(rs_z a) { return a; }
   RS_D R absolute_##S(T a) { return (R)zabs(up(a)); }                                             \
   RS_D R real_##S(T a) { return a.re; }                                                           \
   RS_D R imag_##S(T a) { return a.im; }                                                           \
-  RS_D T sign_##S(T a) { return DN(zsign(up(a))); }                                               \
+  RS_D T sign_##S(T a) { return DN(rs_np_sign_z(up(a))); }                                        \
   RS_D T square_##S(T a) { return multiply_##S(a, a); }                                           \
   RS_D T reciprocal_##S(T a) { T one; one.re = 1; one.im = 0; return divide_##S(one, a); }        \
   RS_D T sqrt_##S(T a) { return DN(zsqrt(up(a))); }                                               \

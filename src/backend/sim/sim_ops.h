@@ -36,9 +36,6 @@ void rs_native_for(rs_backend *sim, int64_t n, void (*body)(int64_t begin, int64
 int rs_native_parallel(rs_backend *sim, int64_t work);
 
 /* ---- values (sim_ops_convert.c) ---- */
-/* NumPy's float-to-integer results on x86: NaN and out-of-range give INT64_MIN. */
-int64_t rs_nat_f2i(double v);
-uint64_t rs_nat_f2u(double v);
 /* n elements of dtype dt at base + i * stride (or base + offs[i] when offs is given)
  * into dt's class / from dt's class. */
 void rs_nat_load(rs_dtype dt, const char *base, int64_t stride, const int64_t *offs, int n, void *dst);
