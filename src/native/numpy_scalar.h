@@ -8,13 +8,16 @@
  *
  * What is NumPy's here rather than IEEE's or the C library's: float to integer as NumPy's
  * C casts give on x86, integer division and remainder by zero and by -1, integer powers,
- * Python's floor division and modulo for floats, sign, NaN-propagating maximum/minimum,
- * and the complex product, quotient, power and sign NumPy computes. */
+ * Python's floor division and modulo for floats, sign, NaN-propagating maximum/minimum
+ * (elementwise and in reductions), and the complex product, quotient, power and sign
+ * NumPy computes. */
 #ifndef RS_NATIVE_NUMPY_SCALAR_H
 #define RS_NATIVE_NUMPY_SCALAR_H
 
 #if defined(__CUDACC__)
-#define RS_NP_FN static __device__ __forceinline__
+/* inline, not static: C++ allows the definitions in every program, and nvcc does not warn
+ * about those a kernel leaves unused */
+#define RS_NP_FN __device__ __forceinline__
 #define RS_NP_NAN __longlong_as_double(0x7ff8000000000000LL)
 #define RS_NP_INF __longlong_as_double(0x7ff0000000000000LL)
 #else
@@ -159,6 +162,18 @@ RS_NP_FN rs_np_i rs_np_power_i(rs_np_i a, rs_np_i e) {
 
 RS_NP_REAL(f, float, f)
 RS_NP_REAL(d, double, )
+
+/* ---- reductions: min, max, argmin, argmax ------------------------------------------- */
+
+/* NumPy's rule: a NaN wins and the first NaN stays; of equal extremes the first stays.
+ * Does x, found after c, replace it? (max: 1 for max/argmax, 0 for min/argmin) */
+RS_NP_FN int rs_np_extreme_takes_d(double c, double x, int max) {
+  if (rs_np_isnan_d(c)) return 0;
+  if (rs_np_isnan_d(x)) return 1;
+  return max ? x > c : x < c;
+}
+RS_NP_FN int rs_np_extreme_takes_i(rs_np_i c, rs_np_i x, int max) { return max ? x > c : x < c; }
+RS_NP_FN int rs_np_extreme_takes_u(rs_np_u c, rs_np_u x, int max) { return max ? x > c : x < c; }
 
 /* ---- complex: NumPy's formulas (not C's Annex G recovery of infinities) --------------- */
 
