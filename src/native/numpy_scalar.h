@@ -3,14 +3,17 @@
  * every generated CUDA kernel (before src/backend/cuda/cuda_ops_prelude.cuh), where NVRTC
  * compiles it as CUDA C++. So it keeps to the subset both accept: no C library header
  * under CUDA (NVRTC declares the math functions itself), no bool, no C99 complex types
- * (complex values are {re, im} structs, the layout of C's complex types), static inline
- * functions through RS_NP_FN.
+ * (complex values are {re, im} structs, the layout of C's complex types), inline
+ * functions through RS_NP_FN (static inline in C, __device__ inline under CUDA).
  *
  * What is NumPy's here rather than IEEE's or the C library's: float to integer as NumPy's
  * C casts give on x86, integer division and remainder by zero and by -1, integer powers,
  * Python's floor division and modulo for floats, sign, NaN-propagating maximum/minimum
  * (elementwise and in reductions), and the complex product, quotient, power and sign
- * NumPy computes. */
+ * NumPy computes. Not here: float16 rounding, plain IEEE round-to-nearest-even that the
+ * GPU does with its cvt instructions and the host in software (src/ops/half.h), and the
+ * complex exp/log/sqrt/trig functions, the C library's on the host, the prelude's own on
+ * the GPU. */
 #ifndef RS_NATIVE_NUMPY_SCALAR_H
 #define RS_NATIVE_NUMPY_SCALAR_H
 
