@@ -46,10 +46,14 @@ if(RS_HAVE_CUDA)
   set(check ${CMAKE_CURRENT_BINARY_DIR}/embedded/cuda_prelude_check)
   list(TRANSFORM RS_PRELUDE_FILES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/ OUTPUT_VARIABLE inputs)
   string(REPLACE ";" "|" joined "${inputs}")
+  set(werror "")
+  if(RESIDENT_WERROR)
+    set(werror --Werror all-warnings)
+  endif()
   add_custom_command(OUTPUT ${check}.ptx
     COMMAND ${CMAKE_COMMAND} -DOUT=${check}.c -DSYMBOL=unused -DINPUTS=${joined} -DJOINED=${check}.cu
             -P ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake
-    COMMAND ${CMAKE_CUDA_COMPILER} -x cu -std=c++17 --Werror all-warnings -ptx -o ${check}.ptx ${check}.cu
+    COMMAND ${CMAKE_CUDA_COMPILER} -x cu -std=c++17 ${werror} -ptx -o ${check}.ptx ${check}.cu
     DEPENDS ${inputs} ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake
     COMMENT "Checking the CUDA prelude with nvcc" VERBATIM)
   add_custom_target(rs_cuda_prelude_check ALL DEPENDS ${check}.ptx)
