@@ -385,7 +385,7 @@ static void test_device_header_matches_file(rs_context *ctx) {
   fclose(f);
   text[n] = '\0';
   CHECK_MSG(strcmp(text, rs_kernel_device_header()) == 0,
-            "src/kernel/device_header.c is not include/resident_device.h: regenerate the string");
+            "the embedded device header is not include/resident_device.h: the build's embed step failed");
 }
 
 /* The simulator refuses what it cannot run, by name. */

@@ -58,9 +58,6 @@ static inline rs_status rs_native_scratch(void **out, size_t bytes, const char *
 }
 
 /* ---- values (native_convert.c) ---- */
-/* NumPy's float-to-integer results on x86: NaN and out-of-range give INT64_MIN. */
-int64_t rs_nat_f2i(double v);
-uint64_t rs_nat_f2u(double v);
 /* n elements of dtype dt at base + i * stride (or base + offs[i] when offs is given)
  * into dt's class / from dt's class. */
 void rs_nat_load(rs_dtype dt, const char *base, int64_t stride, const int64_t *offs, int n, void *dst);

@@ -1,27 +1,17 @@
 /* Native value conversions: loading stored dtypes into value classes, storing them back,
- * converting between classes, and constants. Every pair is a tight typed loop chosen once
- * per block, so a block costs one switch and no per-element type dispatch. */
+ * converting between classes (float to integer as NumPy on x86: src/native/numpy_scalar.h),
+ * and constants. Every pair is a tight typed loop chosen once per block, so a block costs
+ * one switch and no per-element type dispatch. */
 #include <math.h>
 #include <string.h>
 #include "native/native.h"
 #include "core/dtype_rules.h"
 #include "core/half.h"
+#include "native/numpy_scalar.h"
 
 size_t rs_cls_size(rs_cls c) {
   static const size_t sizes[RS_CLS_COUNT] = {1, 8, 8, 4, 8, 8, 16};
   return (unsigned)c < RS_CLS_COUNT ? sizes[c] : 0;
-}
-
-int64_t rs_nat_f2i(double v) {
-  /* the range check also sends NaN to INT64_MIN */
-  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
-  return (int64_t)v;
-}
-
-uint64_t rs_nat_f2u(double v) {
-  if (v >= 9223372036854775808.0 && v < 18446744073709551616.0)
-    return (uint64_t)(v - 9223372036854775808.0) + (UINT64_C(1) << 63);
-  return (uint64_t)rs_nat_f2i(v);
 }
 
 static inline rs_vc mkc(float re, float im) { return CMPLXF(re, im); }
@@ -156,29 +146,29 @@ void rs_nat_convert(rs_cls from, const void *src, rs_cls to, void *dst, int n) {
     case RS_PAIR(RS_CLS_U, RS_CLS_Z): RS_CONV(rs_vu, rs_vz, mkz((double)v, 0)); break;
 
     case RS_PAIR(RS_CLS_F, RS_CLS_B): RS_CONV(rs_vf, rs_vb, v != 0); break;
-    case RS_PAIR(RS_CLS_F, RS_CLS_I): RS_CONV(rs_vf, rs_vi, rs_nat_f2i(v)); break;
-    case RS_PAIR(RS_CLS_F, RS_CLS_U): RS_CONV(rs_vf, rs_vu, rs_nat_f2u(v)); break;
+    case RS_PAIR(RS_CLS_F, RS_CLS_I): RS_CONV(rs_vf, rs_vi, rs_np_f2i(v)); break;
+    case RS_PAIR(RS_CLS_F, RS_CLS_U): RS_CONV(rs_vf, rs_vu, rs_np_f2u(v)); break;
     case RS_PAIR(RS_CLS_F, RS_CLS_D): RS_CONV(rs_vf, rs_vd, v); break;
     case RS_PAIR(RS_CLS_F, RS_CLS_C): RS_CONV(rs_vf, rs_vc, mkc(v, 0)); break;
     case RS_PAIR(RS_CLS_F, RS_CLS_Z): RS_CONV(rs_vf, rs_vz, mkz(v, 0)); break;
 
     case RS_PAIR(RS_CLS_D, RS_CLS_B): RS_CONV(rs_vd, rs_vb, v != 0); break;
-    case RS_PAIR(RS_CLS_D, RS_CLS_I): RS_CONV(rs_vd, rs_vi, rs_nat_f2i(v)); break;
-    case RS_PAIR(RS_CLS_D, RS_CLS_U): RS_CONV(rs_vd, rs_vu, rs_nat_f2u(v)); break;
+    case RS_PAIR(RS_CLS_D, RS_CLS_I): RS_CONV(rs_vd, rs_vi, rs_np_f2i(v)); break;
+    case RS_PAIR(RS_CLS_D, RS_CLS_U): RS_CONV(rs_vd, rs_vu, rs_np_f2u(v)); break;
     case RS_PAIR(RS_CLS_D, RS_CLS_F): RS_CONV(rs_vd, rs_vf, (float)v); break;
     case RS_PAIR(RS_CLS_D, RS_CLS_C): RS_CONV(rs_vd, rs_vc, mkc((float)v, 0)); break;
     case RS_PAIR(RS_CLS_D, RS_CLS_Z): RS_CONV(rs_vd, rs_vz, mkz(v, 0)); break;
 
     case RS_PAIR(RS_CLS_C, RS_CLS_B): RS_CONV(rs_vc, rs_vb, crealf(v) != 0 || cimagf(v) != 0); break;
-    case RS_PAIR(RS_CLS_C, RS_CLS_I): RS_CONV(rs_vc, rs_vi, rs_nat_f2i(crealf(v))); break;
-    case RS_PAIR(RS_CLS_C, RS_CLS_U): RS_CONV(rs_vc, rs_vu, rs_nat_f2u(crealf(v))); break;
+    case RS_PAIR(RS_CLS_C, RS_CLS_I): RS_CONV(rs_vc, rs_vi, rs_np_f2i(crealf(v))); break;
+    case RS_PAIR(RS_CLS_C, RS_CLS_U): RS_CONV(rs_vc, rs_vu, rs_np_f2u(crealf(v))); break;
     case RS_PAIR(RS_CLS_C, RS_CLS_F): RS_CONV(rs_vc, rs_vf, crealf(v)); break;
     case RS_PAIR(RS_CLS_C, RS_CLS_D): RS_CONV(rs_vc, rs_vd, crealf(v)); break;
     case RS_PAIR(RS_CLS_C, RS_CLS_Z): RS_CONV(rs_vc, rs_vz, mkz(crealf(v), cimagf(v))); break;
 
     case RS_PAIR(RS_CLS_Z, RS_CLS_B): RS_CONV(rs_vz, rs_vb, creal(v) != 0 || cimag(v) != 0); break;
-    case RS_PAIR(RS_CLS_Z, RS_CLS_I): RS_CONV(rs_vz, rs_vi, rs_nat_f2i(creal(v))); break;
-    case RS_PAIR(RS_CLS_Z, RS_CLS_U): RS_CONV(rs_vz, rs_vu, rs_nat_f2u(creal(v))); break;
+    case RS_PAIR(RS_CLS_Z, RS_CLS_I): RS_CONV(rs_vz, rs_vi, rs_np_f2i(creal(v))); break;
+    case RS_PAIR(RS_CLS_Z, RS_CLS_U): RS_CONV(rs_vz, rs_vu, rs_np_f2u(creal(v))); break;
     case RS_PAIR(RS_CLS_Z, RS_CLS_F): RS_CONV(rs_vz, rs_vf, (float)creal(v)); break;
     case RS_PAIR(RS_CLS_Z, RS_CLS_D): RS_CONV(rs_vz, rs_vd, creal(v)); break;
     case RS_PAIR(RS_CLS_Z, RS_CLS_C): RS_CONV(rs_vz, rs_vc, mkc((float)creal(v), (float)cimag(v))); break;

@@ -9,6 +9,7 @@
 #include "native/native.h"
 #include "core/dtype_rules.h"
 #include "core/half.h"
+#include "native/numpy_scalar.h"
 
 typedef struct ew_job {
   const rs_ew_program *p;
@@ -50,7 +51,7 @@ static void cast_values(const rs_ew_instr *in, const void *src, void *dst, int n
     double tmp[RS_NAT_BLOCK];
     rs_nat_convert(from, src, RS_CLS_D, tmp, n);
     rs_vi *d = dst;
-    for (int i = 0; i < n; i++) d[i] = (tmp[i] >= -2147483648.0 && tmp[i] < 2147483648.0) ? (int32_t)tmp[i] : INT32_MIN;
+    for (int i = 0; i < n; i++) d[i] = rs_np_f2i32(tmp[i]);
   } else {
     rs_nat_convert(from, src, to, dst, n);
   }

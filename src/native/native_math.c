@@ -1,193 +1,31 @@
 /* Native elementwise math: every op for every value class, as typed loops over blocks.
- * Integer arithmetic goes through unsigned types so wrap-around is defined behaviour;
- * float floor_divide/remainder are Python's (NumPy's npy_divmod); NaN handling follows
- * NumPy (maximum/minimum propagate NaN, fmax/fmin ignore it). The same semantics are
- * generated as CUDA C in src/backend/cuda/cuda_ops_codegen.c. */
+ * What each op does to one value where NumPy's answer is not plain C (integer wrap-around
+ * and division by zero, Python's float floor_divide/remainder, NaN-propagating
+ * maximum/minimum, the complex formulas) is src/native/numpy_scalar.h, which the
+ * generated CUDA kernels compile too; the rest is C operators and the C library. */
 #include <math.h>
 #include "native/native.h"
 #include "core/dtype_rules.h"
+#include "native/numpy_scalar.h"
 
-/* ---- scalar helpers ---------------------------------------------------------------- */
+/* ---- C complex <-> the shared {re, im} structs --------------------------------------- */
 
-static inline rs_vi i_add(rs_vi a, rs_vi b) { return (rs_vi)((rs_vu)a + (rs_vu)b); }
-static inline rs_vi i_sub(rs_vi a, rs_vi b) { return (rs_vi)((rs_vu)a - (rs_vu)b); }
-static inline rs_vi i_mul(rs_vi a, rs_vi b) { return (rs_vi)((rs_vu)a * (rs_vu)b); }
-static inline rs_vi i_neg(rs_vi a) { return (rs_vi)(0 - (rs_vu)a); }
+static inline rs_np_z z_np(rs_vz a) { return rs_np_mkz(creal(a), cimag(a)); }
+static inline rs_vz z_vz(rs_np_z a) { return CMPLX(a.re, a.im); }
+static inline rs_np_c c_np(rs_vc a) { return rs_np_mkc(crealf(a), cimagf(a)); }
+static inline rs_vc c_vc(rs_np_c a) { return CMPLXF(a.re, a.im); }
 
-static inline rs_vi i_fdiv(rs_vi a, rs_vi b) {
-  if (b == 0) return 0;
-  if (b == -1) return i_neg(a); /* INT64_MIN / -1 wraps instead of trapping */
-  rs_vi q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-  return q;
-}
+static inline rs_vz z_mul(rs_vz a, rs_vz b) { return z_vz(rs_np_mul_z(z_np(a), z_np(b))); }
+static inline rs_vz z_div(rs_vz a, rs_vz b) { return z_vz(rs_np_div_z(z_np(a), z_np(b))); }
+static inline rs_vc c_mul(rs_vc a, rs_vc b) { return c_vc(rs_np_mul_c(c_np(a), c_np(b))); }
+static inline rs_vc c_div(rs_vc a, rs_vc b) { return c_vc(rs_np_div_c(c_np(a), c_np(b))); }
+static inline rs_vz z_sign(rs_vz a) { return z_vz(rs_np_sign_z(z_np(a))); }
 
-static inline rs_vi i_mod(rs_vi a, rs_vi b) {
-  if (b == 0 || b == -1) return 0;
-  rs_vi r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
-static inline rs_vu u_pow(rs_vu base, rs_vu e) {
-  rs_vu r = 1;
-  while (e) {
-    if (e & 1) r *= base;
-    base *= base;
-    e >>= 1;
-  }
-  return r;
-}
-
-/* A negative exponent has no integer answer; NumPy raises, here it is 1/a^e truncated. */
-static inline rs_vi i_pow(rs_vi a, rs_vi e) {
-  if (e < 0) return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
-  return (rs_vi)u_pow((rs_vu)a, (rs_vu)e);
-}
-
-static inline rs_vi i_sign(rs_vi a) { return (a > 0) - (a < 0); }
-static inline rs_vi i_abs(rs_vi a) { return a < 0 ? i_neg(a) : a; }
-static inline rs_vi i_recip(rs_vi a) { return a == 1 ? 1 : a == -1 ? -1 : 0; }
-
-/* Python's divmod for floats (NumPy's npy_divmod). */
-static inline double d_divmod(double a, double b, double *mod) {
-  double m = fmod(a, b);
-  if (b == 0) {
-    *mod = m;
-    return a / b;
-  }
-  double div = (a - m) / b;
-  if (m != 0) {
-    if ((b < 0) != (m < 0)) {
-      m += b;
-      div -= 1.0;
-    }
-  } else {
-    m = copysign(0.0, b);
-  }
-  double fl;
-  if (div != 0) {
-    fl = floor(div);
-    if (div - fl > 0.5) fl += 1.0;
-  } else {
-    fl = copysign(0.0, a / b);
-  }
-  *mod = m;
-  return fl;
-}
-
-static inline float f_divmod(float a, float b, float *mod) {
-  float m = fmodf(a, b);
-  if (b == 0) {
-    *mod = m;
-    return a / b;
-  }
-  float div = (a - m) / b;
-  if (m != 0) {
-    if ((b < 0) != (m < 0)) {
-      m += b;
-      div -= 1.0f;
-    }
-  } else {
-    m = copysignf(0.0f, b);
-  }
-  float fl;
-  if (div != 0) {
-    fl = floorf(div);
-    if (div - fl > 0.5f) fl += 1.0f;
-  } else {
-    fl = copysignf(0.0f, a / b);
-  }
-  *mod = m;
-  return fl;
-}
-
-static inline double d_fdiv(double a, double b) {
-  double m;
-  return d_divmod(a, b, &m);
-}
-static inline double d_mod(double a, double b) {
-  double m;
-  d_divmod(a, b, &m);
-  return m;
-}
-static inline float f_fdiv(float a, float b) {
-  float m;
-  return f_divmod(a, b, &m);
-}
-static inline float f_mod(float a, float b) {
-  float m;
-  f_divmod(a, b, &m);
-  return m;
-}
-
-static inline double d_sign(double a) { return a > 0 ? 1.0 : a < 0 ? -1.0 : a == 0 ? 0.0 : a; }
-static inline float f_sign(float a) { return a > 0 ? 1.0f : a < 0 ? -1.0f : a == 0 ? 0.0f : a; }
-
-/* Complex product and quotient with NumPy's formulas (not C's Annex G recovery of
- * infinities), so the host, the simulator and the GPU code agree with NumPy. */
-static inline rs_vz z_mul(rs_vz a, rs_vz b) {
-  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
-  return CMPLX(ar * br - ai * bi, ar * bi + ai * br);
-}
-
-static inline rs_vz z_div(rs_vz a, rs_vz b) {
-  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
-  double abr = fabs(br), abi = fabs(bi);
-  if (abr >= abi) {
-    if (abr == 0 && abi == 0) return CMPLX(ar / abr, ai / abr);
-    double rat = bi / br, scl = 1.0 / (br + bi * rat);
-    return CMPLX((ar + ai * rat) * scl, (ai - ar * rat) * scl);
-  }
-  double rat = br / bi, scl = 1.0 / (bi + br * rat);
-  return CMPLX((ar * rat + ai) * scl, (ai * rat - ar) * scl);
-}
-
-static inline rs_vc c_mul(rs_vc a, rs_vc b) {
-  float ar = crealf(a), ai = cimagf(a), br = crealf(b), bi = cimagf(b);
-  return CMPLXF(ar * br - ai * bi, ar * bi + ai * br);
-}
-
-static inline rs_vc c_div(rs_vc a, rs_vc b) {
-  float ar = crealf(a), ai = cimagf(a), br = crealf(b), bi = cimagf(b);
-  float abr = fabsf(br), abi = fabsf(bi);
-  if (abr >= abi) {
-    if (abr == 0 && abi == 0) return CMPLXF(ar / abr, ai / abr);
-    float rat = bi / br, scl = 1.0f / (br + bi * rat);
-    return CMPLXF((ar + ai * rat) * scl, (ai - ar * rat) * scl);
-  }
-  float rat = br / bi, scl = 1.0f / (bi + br * rat);
-  return CMPLXF((ar * rat + ai) * scl, (ai * rat - ar) * scl);
-}
-
-/* Complex power: exact repeated products for small integer exponents (as NumPy), else
- * exp(b log a). */
+/* Where NumPy's power is not exact, exp(b log a) with the C library's cexp and clog. */
 static inline rs_vz z_pow(rs_vz a, rs_vz b) {
-  double br = creal(b), bi = cimag(b);
-  if (br == 0 && bi == 0) return CMPLX(1.0, 0.0);
-  if (creal(a) == 0 && cimag(a) == 0) return br > 0 ? CMPLX(0.0, 0.0) : CMPLX(NAN, NAN);
-  if (bi == 0 && br == floor(br) && fabs(br) <= 100) {
-    long e = (long)fabs(br);
-    rs_vz r = CMPLX(1.0, 0.0), x = a;
-    while (e) {
-      if (e & 1) r = z_mul(r, x);
-      x = z_mul(x, x);
-      e >>= 1;
-    }
-    return br < 0 ? z_div(CMPLX(1.0, 0.0), r) : r;
-  }
+  rs_np_z r;
+  if (rs_np_pow_exact_z(z_np(a), z_np(b), &r)) return z_vz(r);
   return cexp(z_mul(b, clog(a)));
-}
-
-/* z / |z|, with NumPy's limits: an infinite part alone gives its direction. */
-static inline rs_vz z_sign(rs_vz a) {
-  double re = creal(a), im = cimag(a);
-  if (isnan(re) || isnan(im) || (isinf(re) && isinf(im))) return CMPLX(NAN, NAN);
-  if (isinf(re)) return CMPLX(re > 0 ? 1.0 : -1.0, 0.0);
-  if (isinf(im)) return CMPLX(0.0, im > 0 ? 1.0 : -1.0);
-  double m = cabs(a);
-  if (m == 0) return CMPLX(0.0, 0.0);
-  return CMPLX(re / m, im / m);
 }
 
 /* ---- loops ------------------------------------------------------------------------- */
@@ -231,12 +69,12 @@ static void bin_b(int op, const void *x, const void *y, void *r, int n) {
 
 static void bin_i(int op, const void *x, const void *y, void *r, int n) {
   switch (op) {
-    case RS_OP_ADD: L2(rs_vi, rs_vi, i_add(p, q)); break;
-    case RS_OP_SUBTRACT: L2(rs_vi, rs_vi, i_sub(p, q)); break;
-    case RS_OP_MULTIPLY: L2(rs_vi, rs_vi, i_mul(p, q)); break;
-    case RS_OP_FLOOR_DIVIDE: L2(rs_vi, rs_vi, i_fdiv(p, q)); break;
-    case RS_OP_REMAINDER: L2(rs_vi, rs_vi, i_mod(p, q)); break;
-    case RS_OP_POWER: L2(rs_vi, rs_vi, i_pow(p, q)); break;
+    case RS_OP_ADD: L2(rs_vi, rs_vi, rs_np_add_i(p, q)); break;
+    case RS_OP_SUBTRACT: L2(rs_vi, rs_vi, rs_np_sub_i(p, q)); break;
+    case RS_OP_MULTIPLY: L2(rs_vi, rs_vi, rs_np_mul_i(p, q)); break;
+    case RS_OP_FLOOR_DIVIDE: L2(rs_vi, rs_vi, rs_np_floor_divide_i(p, q)); break;
+    case RS_OP_REMAINDER: L2(rs_vi, rs_vi, rs_np_remainder_i(p, q)); break;
+    case RS_OP_POWER: L2(rs_vi, rs_vi, rs_np_power_i(p, q)); break;
     case RS_OP_MAXIMUM: case RS_OP_FMAX: L2(rs_vi, rs_vi, p >= q ? p : q); break;
     case RS_OP_MINIMUM: case RS_OP_FMIN: L2(rs_vi, rs_vi, p <= q ? p : q); break;
     case RS_OP_EQUAL: L2(rs_vi, rs_vb, p == q); break;
@@ -257,9 +95,9 @@ static void bin_u(int op, const void *x, const void *y, void *r, int n) {
     case RS_OP_ADD: L2(rs_vu, rs_vu, p + q); break;
     case RS_OP_SUBTRACT: L2(rs_vu, rs_vu, p - q); break;
     case RS_OP_MULTIPLY: L2(rs_vu, rs_vu, p * q); break;
-    case RS_OP_FLOOR_DIVIDE: L2(rs_vu, rs_vu, q ? p / q : 0); break;
-    case RS_OP_REMAINDER: L2(rs_vu, rs_vu, q ? p % q : 0); break;
-    case RS_OP_POWER: L2(rs_vu, rs_vu, u_pow(p, q)); break;
+    case RS_OP_FLOOR_DIVIDE: L2(rs_vu, rs_vu, rs_np_floor_divide_u(p, q)); break;
+    case RS_OP_REMAINDER: L2(rs_vu, rs_vu, rs_np_remainder_u(p, q)); break;
+    case RS_OP_POWER: L2(rs_vu, rs_vu, rs_np_power_u(p, q)); break;
     case RS_OP_MAXIMUM: case RS_OP_FMAX: L2(rs_vu, rs_vu, p >= q ? p : q); break;
     case RS_OP_MINIMUM: case RS_OP_FMIN: L2(rs_vu, rs_vu, p <= q ? p : q); break;
     case RS_OP_EQUAL: L2(rs_vu, rs_vb, p == q); break;
@@ -282,11 +120,11 @@ static void bin_u(int op, const void *x, const void *y, void *r, int n) {
     case RS_OP_SUBTRACT: L2(T, T, p - q); break;                                         \
     case RS_OP_MULTIPLY: L2(T, T, p * q); break;                                         \
     case RS_OP_DIVIDE: L2(T, T, p / q); break;                                           \
-    case RS_OP_FLOOR_DIVIDE: L2(T, T, P##_fdiv(p, q)); break;                            \
-    case RS_OP_REMAINDER: L2(T, T, P##_mod(p, q)); break;                                \
+    case RS_OP_FLOOR_DIVIDE: L2(T, T, rs_np_floor_divide_##P(p, q)); break;                            \
+    case RS_OP_REMAINDER: L2(T, T, rs_np_remainder_##P(p, q)); break;                                \
     case RS_OP_POWER: L2(T, T, pow##S(p, q)); break;                                     \
-    case RS_OP_MAXIMUM: L2(T, T, (p >= q || isnan(p)) ? p : q); break;                   \
-    case RS_OP_MINIMUM: L2(T, T, (p <= q || isnan(p)) ? p : q); break;                   \
+    case RS_OP_MAXIMUM: L2(T, T, rs_np_maximum_##P(p, q)); break;                   \
+    case RS_OP_MINIMUM: L2(T, T, rs_np_minimum_##P(p, q)); break;                   \
     case RS_OP_FMAX: L2(T, T, fmax##S(p, q)); break;                                     \
     case RS_OP_FMIN: L2(T, T, fmin##S(p, q)); break;                                     \
     case RS_OP_EQUAL: L2(T, rs_vb, p == q); break;                                       \
@@ -359,13 +197,13 @@ static void un_b(int op, const void *x, void *r, int n) {
 
 static void un_i(int op, const void *x, void *r, int n) {
   switch (op) {
-    case RS_OP_NEGATIVE: L1(rs_vi, rs_vi, i_neg(p)); break;
+    case RS_OP_NEGATIVE: L1(rs_vi, rs_vi, rs_np_neg_i(p)); break;
     case RS_OP_POSITIVE: case RS_OP_FLOOR: case RS_OP_CEIL: case RS_OP_TRUNC: case RS_OP_CONJ: case RS_OP_REAL:
       L1(rs_vi, rs_vi, p); break;
-    case RS_OP_ABS: L1(rs_vi, rs_vi, i_abs(p)); break;
-    case RS_OP_SIGN: L1(rs_vi, rs_vi, i_sign(p)); break;
-    case RS_OP_SQUARE: L1(rs_vi, rs_vi, i_mul(p, p)); break;
-    case RS_OP_RECIPROCAL: L1(rs_vi, rs_vi, i_recip(p)); break;
+    case RS_OP_ABS: L1(rs_vi, rs_vi, rs_np_abs_i(p)); break;
+    case RS_OP_SIGN: L1(rs_vi, rs_vi, rs_np_sign_i(p)); break;
+    case RS_OP_SQUARE: L1(rs_vi, rs_vi, rs_np_mul_i(p, p)); break;
+    case RS_OP_RECIPROCAL: L1(rs_vi, rs_vi, rs_np_reciprocal_i(p)); break;
     case RS_OP_INVERT: L1(rs_vi, rs_vi, ~p); break;
     case RS_OP_IMAG: L1(rs_vi, rs_vi, 0); break;
     case RS_OP_ISNAN: case RS_OP_ISINF: L1(rs_vi, rs_vb, 0); break;
@@ -380,9 +218,9 @@ static void un_u(int op, const void *x, void *r, int n) {
     case RS_OP_POSITIVE: case RS_OP_FLOOR: case RS_OP_CEIL: case RS_OP_TRUNC: case RS_OP_CONJ: case RS_OP_REAL:
     case RS_OP_ABS:
       L1(rs_vu, rs_vu, p); break;
-    case RS_OP_SIGN: L1(rs_vu, rs_vu, p > 0); break;
+    case RS_OP_SIGN: L1(rs_vu, rs_vu, rs_np_sign_u(p)); break;
     case RS_OP_SQUARE: L1(rs_vu, rs_vu, p * p); break;
-    case RS_OP_RECIPROCAL: L1(rs_vu, rs_vu, p == 1); break;
+    case RS_OP_RECIPROCAL: L1(rs_vu, rs_vu, rs_np_reciprocal_u(p)); break;
     case RS_OP_INVERT: L1(rs_vu, rs_vu, ~p); break;
     case RS_OP_IMAG: L1(rs_vu, rs_vu, 0); break;
     case RS_OP_ISNAN: case RS_OP_ISINF: L1(rs_vu, rs_vb, 0); break;
@@ -396,7 +234,7 @@ static void un_u(int op, const void *x, void *r, int n) {
     case RS_OP_NEGATIVE: L1(T, T, -p); break;                                            \
     case RS_OP_POSITIVE: case RS_OP_CONJ: case RS_OP_REAL: L1(T, T, p); break;           \
     case RS_OP_ABS: L1(T, T, fabs##S(p)); break;                                         \
-    case RS_OP_SIGN: L1(T, T, P##_sign(p)); break;                                       \
+    case RS_OP_SIGN: L1(T, T, rs_np_sign_##P(p)); break;                                       \
     case RS_OP_SQUARE: L1(T, T, p * p); break;                                           \
     case RS_OP_RECIPROCAL: L1(T, T, (T)1 / p); break;                                    \
     case RS_OP_SQRT: L1(T, T, sqrt##S(p)); break;                                        \
@@ -423,11 +261,11 @@ static void un_u(int op, const void *x, void *r, int n) {
     case RS_OP_FLOOR: L1(T, T, floor##S(p)); break;                                      \
     case RS_OP_CEIL: L1(T, T, ceil##S(p)); break;                                        \
     case RS_OP_TRUNC: L1(T, T, trunc##S(p)); break;                                      \
-    case RS_OP_RINT: L1(T, T, rint##S(p)); break;                                        \
+    case RS_OP_RINT: L1(T, T, rs_np_rint_##P(p)); break;                                        \
     case RS_OP_IMAG: L1(T, T, 0); break;                                                 \
-    case RS_OP_ISNAN: L1(T, rs_vb, isnan(p) != 0); break;                                \
-    case RS_OP_ISINF: L1(T, rs_vb, isinf(p) != 0); break;                                \
-    case RS_OP_ISFINITE: L1(T, rs_vb, isfinite(p) != 0); break;                          \
+    case RS_OP_ISNAN: L1(T, rs_vb, rs_np_isnan_##P(p)); break;                                \
+    case RS_OP_ISINF: L1(T, rs_vb, rs_np_isinf_##P(p)); break;                                \
+    case RS_OP_ISFINITE: L1(T, rs_vb, rs_np_isfinite_##P(p)); break;                          \
     case RS_OP_DEG2RAD: L1(T, T, p * (T)(PI / 180.0)); break;                            \
     case RS_OP_RAD2DEG: L1(T, T, p * (T)(180.0 / PI)); break;                            \
     default: break;                                                                      \

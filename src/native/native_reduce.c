@@ -11,6 +11,7 @@
 #include "native/native.h"
 #include "core/dtype_rules.h"
 #include "core/half.h"
+#include "native/numpy_scalar.h"
 
 rs_cls rs_reduce_acc_cls(rs_reduce_op op, rs_dtype in) {
   rs_cls c = rs_dtype_cls(in);
@@ -59,9 +60,6 @@ static void acc_init(racc *a, rs_reduce_op op, rs_cls cls) {
   }
 }
 
-/* Is candidate x (at index r) better than the current extreme? NaN wins and stays. */
-#define RS_BETTER(cur, x, lt, isnan_) ((isnan_(x) && !isnan_(cur)) || (!isnan_(cur) && (lt)))
-
 /* Fold n values (acc class) at positions r0, r0+1, ... into one accumulator. */
 static void fold_run(racc *a, rs_reduce_op op, rs_cls cls, const void *vals, int n, int64_t r0) {
   switch (cls) {
@@ -81,7 +79,7 @@ static void fold_run(racc *a, rs_reduce_op op, rs_cls cls, const void *vals, int
       } else {
         int mx = op == RS_REDUCE_MAX || op == RS_REDUCE_ARGMAX;
         for (int i = 0; i < n; i++)
-          if (a->idx < 0 || (mx ? v[i] > a->v.i : v[i] < a->v.i)) a->v.i = v[i], a->idx = r0 + i;
+          if (a->idx < 0 || rs_np_extreme_takes_i(a->v.i, v[i], mx)) a->v.i = v[i], a->idx = r0 + i;
       }
       break;
     }
@@ -94,7 +92,7 @@ static void fold_run(racc *a, rs_reduce_op op, rs_cls cls, const void *vals, int
       } else {
         int mx = op == RS_REDUCE_MAX || op == RS_REDUCE_ARGMAX;
         for (int i = 0; i < n; i++)
-          if (a->idx < 0 || (mx ? v[i] > a->v.u : v[i] < a->v.u)) a->v.u = v[i], a->idx = r0 + i;
+          if (a->idx < 0 || rs_np_extreme_takes_u(a->v.u, v[i], mx)) a->v.u = v[i], a->idx = r0 + i;
       }
       break;
     }
@@ -109,8 +107,7 @@ static void fold_run(racc *a, rs_reduce_op op, rs_cls cls, const void *vals, int
       } else {
         int mx = op == RS_REDUCE_MAX || op == RS_REDUCE_ARGMAX;
         for (int i = 0; i < n; i++) {
-          double x = v[i], c = a->v.d;
-          if (a->idx < 0 || RS_BETTER(c, x, mx ? x > c : x < c, isnan)) a->v.d = x, a->idx = r0 + i;
+          if (a->idx < 0 || rs_np_extreme_takes_d(a->v.d, v[i], mx)) a->v.d = v[i], a->idx = r0 + i;
         }
       }
       break;
@@ -160,11 +157,11 @@ static void combine(racc *a, const racc *b, rs_reduce_op op, rs_cls cls) {
       {
         int mx = op == RS_REDUCE_MAX || op == RS_REDUCE_ARGMAX, take;
         if (cls == RS_CLS_D)
-          take = RS_BETTER(a->v.d, b->v.d, mx ? b->v.d > a->v.d : b->v.d < a->v.d, isnan);
+          take = rs_np_extreme_takes_d(a->v.d, b->v.d, mx);
         else if (cls == RS_CLS_U)
-          take = mx ? b->v.u > a->v.u : b->v.u < a->v.u;
+          take = rs_np_extreme_takes_u(a->v.u, b->v.u, mx);
         else
-          take = mx ? b->v.i > a->v.i : b->v.i < a->v.i;
+          take = rs_np_extreme_takes_i(a->v.i, b->v.i, mx);
         if (take) *a = *b;
       }
       break;

@@ -50,7 +50,7 @@ rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, con
                              rs_cuda_source_fn make_source, void *arg, void **fn);
 
 /* The device code every generated kernel starts with: value classes, loads and stores of
- * each dtype, conversions and every op, mirroring src/native/native_math.c. */
+ * each dtype, conversions and every op (cuda_ops_prelude.cuh, embedded at build time). */
 extern const char rs_cuda_ops_prelude[];
 
 /* What an elementwise kernel is specialized for besides its program. */

@@ -335,8 +335,8 @@ static rs_dtype class_dtype(rs_cls c) {
 }
 
 /* The accumulator type, identity, combination and final store, mirroring
- * src/native/native_reduce.c: NaN wins min/max (first NaN for arg), the first
- * of equal extremes wins, sums of floats in double, integers wrap. */
+ * src/native/native_reduce.c: min/max as rs_np_extreme_takes_* (NaN wins, the first
+ * NaN for arg; the first of equal extremes wins), sums of floats in double, integers wrap. */
 static void reduce_helpers(rs_textbuf *b, const rs_reduce_plan *p) {
   rs_cls acc = rs_reduce_acc_cls(p->op, p->in_dtype), in = rs_dtype_cls(p->in_dtype);
   const char *at = cls_type(acc), *al = cls_letter(acc);
@@ -355,12 +355,12 @@ static void reduce_helpers(rs_textbuf *b, const rs_reduce_plan *p) {
     case RS_REDUCE_ALL: rs_textbuf_addf(b, "  a.v = a.v & b.v; return a;\n"); break;
     case RS_REDUCE_ANY: rs_textbuf_addf(b, "  a.v = a.v | b.v; return a;\n"); break;
     default:
-      rs_textbuf_addf(b, "  if (b.i < 0) return a;\n  if (a.i < 0) return b;\n");
-      if (acc == RS_CLS_D)
-        rs_textbuf_addf(b, "  const bool an = rs_isnan(a.v), bn = rs_isnan(b.v);\n"
-                  "  if (an || bn) { if (an && bn) return a.i <= b.i ? a : b; return an ? a : b; }\n");
-      rs_textbuf_addf(b, "  if (b.v < a.v) return %s;\n  if (a.v < b.v) return %s;\n  return a.i <= b.i ? a : b;\n",
-             smaller ? "b" : "a", smaller ? "a" : "b");
+      /* a and b in either order (a tree of partials): the earlier one is "current" */
+      rs_textbuf_addf(b,
+             "  if (b.i < 0) return a;\n  if (a.i < 0) return b;\n"
+             "  const A e = a.i <= b.i ? a : b, l = a.i <= b.i ? b : a;\n"
+             "  return rs_np_extreme_takes_%s(e.v, l.v, %d) ? l : e;\n",
+             al, !smaller);
       break;
   }
   rs_textbuf_addf(b, "}\n");

@@ -1,7 +1,7 @@
 /* Private to the simulator's user-kernel files (sim_kernel*.c, sim_kmodule.c, sim_fiber.c).
  *
  * A user kernel runs on the simulator as a shared object built by the host C++ compiler
- * from the user's source, a shim header (sim_kernel_shim.cpp) and a small entry stub. The
+ * from the user's source, a shim header (sim_shim.h) and a small entry stub. The
  * object and this library talk through a tiny C ABI: the object exports rs_sim_bind,
  * rs_sim_current_slot, rs_sim_entry and its parameter table; the library hands it an
  * rs_sim_runtime of callbacks (barrier, dynamic shared memory, trap). RS_SIM_ABI changes
@@ -139,8 +139,9 @@ void sim_kernel_unload(void *module);
 rs_status sim_kernel_launch(rs_backend *b, void *module, void *fn, const rs_kernel_dims *d, void **args,
                             const unsigned char *kinds, int nargs, void *stream);
 
-/* The shim header's text (sim_kernel_shim.cpp) and the entry stub appended to the user's
- * source, with "@NAME@" standing for the kernel's name and "@BARRIER@" for 0 or 1. */
+/* The shim header's text (sim_shim.h) and the entry stub appended to the user's source
+ * (sim_shim_entry.inc), with "@NAME@" standing for the kernel's name and "@BARRIER@" for
+ * 0 or 1; both embedded at build time. */
 extern const char rs_sim_shim_text[];
 extern const char rs_sim_entry_text[];
 

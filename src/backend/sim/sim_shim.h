@@ -1,13 +1,8 @@
-// The text the simulator compiles around a user kernel: the shim header (CUDA C's device
-// vocabulary on the host) and the entry stub. C++ only for its raw string literals, which
-// keep these texts readable as the code they are.
-#include <stddef.h>
-
-extern "C" const char rs_sim_shim_text[];
-extern "C" const char rs_sim_entry_text[];
-
-// ---- the shim: included before the user's source ----------------------------------------
-const char rs_sim_shim_text[] = R"RS_SHIM(// rs_sim_shim.h - CUDA C device code on the host CPU (resident simulator).
+// rs_sim_shim.h - CUDA C device code on the host CPU (resident simulator).
+// Written as rs_sim_shim.h next to every user kernel the simulator compiles, and
+// included before the kernel's source; the library holds its text through the build's
+// embed step (cmake/embed_text.cmake). The entry stub that follows the source is
+// sim_shim_entry.inc.
 #ifndef RS_SIM_SHIM_H
 #define RS_SIM_SHIM_H
 #define RESIDENT_SIM 1
@@ -286,42 +281,3 @@ RS_SIM_UNSUPPORTED(__pipeline_commit) RS_SIM_UNSUPPORTED(__pipeline_wait_prior)
 RS_SIM_UNSUPPORTED(__nv_atomic_fetch_add)
 #undef RS_SIM_UNSUPPORTED
 #endif
-)RS_SHIM";
-
-// ---- the entry stub: appended after the user's source, @NAME@ and @BARRIER@ replaced ----
-const char rs_sim_entry_text[] = R"RS_ENTRY(
-#line 1 "<resident simulator entry>"
-namespace rs_sim_rt {
-const ::rs_sim_runtime *rt;
-thread_local ::rs_sim_thread *current;
-template <class F> struct rs_sim_signature;
-template <class... P> struct rs_sim_signature<void (*)(P...)> {
-  static constexpr int count = (int)sizeof...(P);
-  static constexpr size_t sizes[sizeof...(P) + 1] = {sizeof(P)..., 0};
-  template <size_t... I> static void call(void (*f)(P...), void **a, std::index_sequence<I...>) {
-    f(*static_cast<typename std::remove_cv<P>::type *>(a[I])...);
-    (void)a;
-  }
-};
-}  // namespace rs_sim_rt
-// Outside the namespace, so the kernel's name is looked up as the user wrote it.
-typedef ::rs_sim_rt::rs_sim_signature<decltype(&@NAME@)> rs_sim_kernel_signature_;
-#define RS_SIM_EXPORT extern "C" __attribute__((visibility("default")))
-// 0 when this copy was bound before: dlopen handed back an object still resident from
-// an earlier load of the same path, not the fresh image.
-static int rs_sim_bound;
-RS_SIM_EXPORT unsigned rs_sim_bind(const ::rs_sim_runtime *r) {
-  if (rs_sim_bound) return 0;
-  rs_sim_bound = 1;
-  ::rs_sim_rt::rt = r;
-  return RS_SIM_ABI;
-}
-RS_SIM_EXPORT ::rs_sim_thread **rs_sim_current_slot(void) { return &::rs_sim_rt::current; }
-RS_SIM_EXPORT void rs_sim_entry(void **args) {
-  rs_sim_kernel_signature_::call(&@NAME@, args, std::make_index_sequence<(size_t)rs_sim_kernel_signature_::count>{});
-}
-RS_SIM_EXPORT int rs_sim_param_count(void) { return rs_sim_kernel_signature_::count; }
-RS_SIM_EXPORT const size_t *rs_sim_param_sizes(void) { return rs_sim_kernel_signature_::sizes; }
-RS_SIM_EXPORT const char *rs_sim_kernel_name(void) { return "@NAME@"; }
-RS_SIM_EXPORT int rs_sim_uses_barrier(void) { return @BARRIER@; }
-)RS_ENTRY";
