@@ -104,14 +104,14 @@ static int measure(const char *name, rs_bench_fn fn, work *w, double bytes, int 
   if (st == RS_OK && bytes > 0 && r.device.median > 0) st = queued_ms(&queued, w->ctx, fn, w, repeat);
   if (st != RS_OK) {
     fprintf(stderr, "ops: %s: %s: %s\n", name, rs_status_name(st), rs_last_error());
-    rs_bench_result_free(&r);
+    rs_bench_result_destroy(&r);
     return 1;
   }
   double ms = r.device.median > 0 ? r.device.median : r.host.median;
   if (call_gbs) *call_gbs = bytes > 0 && ms > 0 ? bytes / (ms * 1e6) : 0;
   if (queued_gbs) *queued_gbs = bytes > 0 && queued > 0 ? bytes / (queued * 1e6) : 0;
   report(name, &r, queued, bytes, note);
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   return 0;
 }
 

@@ -113,7 +113,7 @@ static rs_status time_point(double *ms, int *ok, rs_context *ctx, const rs_bw_wo
   if (st == RS_OK) {
     double first = r.host.median > 0 ? r.host.median : 1e-3;
     int repeat = (int)fmin(50, fmax(1, budget_ms / first));
-    rs_bench_result_free(&r);
+    rs_bench_result_destroy(&r);
     rs_bench_options opts = {0, repeat, NULL};
     st = rs_benchmark(&r, ctx, w->name, w->run, &s, &opts);
   }
@@ -121,7 +121,7 @@ static rs_status time_point(double *ms, int *ok, rs_context *ctx, const rs_bw_wo
     *ms = r.host.median;
     *ok = w->ok(&s);
   }
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   rs_bw_teardown(&s);
   return st;
 }

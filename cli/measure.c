@@ -47,7 +47,7 @@ rs_status rs_measure_bandwidth(double *gbs, rs_context *ctx, rs_bw_kind kind, si
     double ms = pageable ? r.host.median : r.device.median;
     *gbs = ms > 0 ? (double)bytes / (ms * 1e6) : 0;
   }
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   rs_array_release(host);
   rs_array_release(dev);
   rs_array_release(dev2);

@@ -77,9 +77,9 @@ static void test_host_time_includes_device_delay(rs_context *ctx) {
   CHECK_EQ_I64(r.copies, 0);
   CHECK_EQ_I64(r.bytes, 0);
   CHECK_EQ_I64(r.copies_total.kernels, 4);
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
-  rs_bench_result_free(&r); /* safe twice */
+  rs_bench_result_destroy(&r); /* safe twice */
   /* no scope was left open */
   CHECK_OK(rs_ledger_reset(ctx));
 }
@@ -95,7 +95,7 @@ static void test_legacy_stream(rs_context *ctx) {
   int ok = r.host_ms[0] >= 19.0 && r.host_ms[1] >= 19.0 && r.device_ms[0] >= 19.0 &&
            r.device_ms[1] >= 19.0;
   double h0 = r.host_ms[0], h1 = r.host_ms[1], d0 = r.device_ms[0], d1 = r.device_ms[1];
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_MSG(ok, "samples host %.3f %.3f device %.3f %.3f ms for a 20 ms delay", h0, h1, d0, d1);
 }
 
@@ -111,7 +111,7 @@ static void test_warmup_excluded(rs_context *ctx) {
   memcpy(dev, r.device_ms, sizeof dev);
   rs_bench_summary hs = r.host;
   int64_t kernels = r.copies_total.kernels;
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_EQ_I64(calls, 7);
   for (int i = 0; i < 5; i++) {
     CHECK_MSG(host[i] < 100.0, "host sample %d is %.3f ms: a 200 ms warm-up call leaked into it", i,
@@ -187,7 +187,7 @@ static void test_copies_counted(rs_context *ctx) {
     }
     fclose(f);
   }
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_EQ_I64(rt.calls, 6);
   CHECK_EQ_I64(copies, 2);
   CHECK_EQ_I64(bytes, 2 * nb);
@@ -284,7 +284,7 @@ static void test_result_summaries(rs_context *ctx) {
   for (int i = 1; i < 5; i++)
     if (r.device_ms[i] < dmin) dmin = r.device_ms[i];
   rs_bench_summary ds = r.device;
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_NEAR(hs.mean, mean, 1e-9);
   CHECK_NEAR(hs.min, lo, 0);
   CHECK_NEAR(hs.max, hi, 0);

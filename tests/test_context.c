@@ -178,7 +178,7 @@ static void test_second_context(rs_context *ctx) {
   rs_array *a = NULL, *h = NULL;
   rs_stream *s = NULL;
   rs_event *e = NULL;
-  rs_context_destroy(NULL); /* ignored */
+  CHECK_OK(rs_context_destroy(NULL)); /* ignored */
   if (rs_device_array(&a, c2, 1, shape, RS_INT32, NULL, RS_ORDER_C) != RS_OK ||
       rs_host_array(&h, c2, 1, shape, RS_INT32, NULL, RS_ORDER_C) != RS_OK ||
       rs_stream_create(&s, c2, 0) != RS_OK || rs_event_create(&e, c2, 0) != RS_OK) {

@@ -55,8 +55,8 @@ typedef struct rs_bench_result {
 rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, rs_bench_fn fn,
                        void *user_data, const rs_bench_options *options);
 
-/* Free the samples. Safe on a zeroed or already freed result. */
-void rs_bench_result_free(rs_bench_result *r);
+/* Free the samples. NULL, a zeroed and an already destroyed result are RS_OK. */
+rs_status rs_bench_result_destroy(rs_bench_result *r);
 
 /* Mean, standard deviation (sample), median, min and max of n values. */
 rs_bench_summary rs_bench_summarize(const double *values, int n);

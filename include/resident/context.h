@@ -61,9 +61,10 @@ rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int de
 rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device);
 
 /* Destroy a context: waits for its streams, then frees every array, stream and event
- * that still belongs to it (those handles become invalid). NULL is ignored. Not
+ * that still belongs to it (those handles become invalid). NULL is RS_OK; a context
+ * destroyed already is RS_ERR_DESTROYED (until a new context reuses its address). Not
  * thread-safe with other calls on the same context. */
-void rs_context_destroy(rs_context *ctx);
+rs_status rs_context_destroy(rs_context *ctx);
 
 /* The backend this context runs on (never AUTO). Thread-safe. */
 rs_backend_kind rs_context_backend(const rs_context *ctx);

@@ -172,12 +172,12 @@ rs_status rs_kernel_create(rs_kernel **out, rs_context *ctx, const char *source,
 rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const char *path,
                                      const char *name, const rs_kernel_options *opts);
 
-/* Unload and free. NULL is ignored. A destroyed handle reads as destroyed (calls return
- * RS_ERR_DESTROYED, a second destroy does nothing) until a later create reuses its slot.
+/* Unload and free. NULL is RS_OK. A destroyed handle reads as destroyed (calls, a second
+ * destroy too, return RS_ERR_DESTROYED) until a later create reuses its slot.
  * Does not touch the context, so
  * it may also come after rs_context_destroy - the only call a kernel of a destroyed
  * context allows. Its launches must have finished (see thread safety above). */
-void rs_kernel_destroy(rs_kernel *k);
+rs_status rs_kernel_destroy(rs_kernel *k);
 
 /* The whole compiler log of this thread's last rs_kernel_create* (errors and warnings;
  * "" if none). Valid until this thread's next create. Thread-safe. */

@@ -34,13 +34,13 @@ extern "C" {
 #endif
 
 typedef enum rs_direction {
+  RS_ALL_DIRECTIONS = -1, /* rs_guard_set / rs_guard_push: every direction */
   RS_H2D = 0,
   RS_D2H = 1,
   RS_D2D = 2,
   RS_H2H = 3,
   RS_DIRECTIONS = 4
 } rs_direction;
-#define RS_ALL_DIRECTIONS (-1)
 
 /* "H2D", "D2H", "D2D", "H2H". */
 const char *rs_direction_name(rs_direction dir);
@@ -127,12 +127,12 @@ const char *rs_guard_mode_name(rs_guard_mode mode);
 rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text);
 
 /* The context's mode for one direction or all (RS_ALL_DIRECTIONS). */
-rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode);
+rs_status rs_guard_set(rs_context *ctx, rs_direction dir, rs_guard_mode mode);
 rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode);
 
 /* A scope that sets a mode and restores the previous modes on pop. Pop without push is
  * RS_ERR_STATE. */
-rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode);
+rs_status rs_guard_push(rs_context *ctx, rs_direction dir, rs_guard_mode mode);
 rs_status rs_guard_pop(rs_context *ctx);
 
 /* Where "log" lines go: fn(line, user_data). Default: standard error. NULL restores the

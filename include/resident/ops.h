@@ -288,7 +288,8 @@ rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
 typedef struct rs_expr rs_expr;
 
 rs_status rs_expr_create(rs_expr **out, rs_context *ctx);
-void rs_expr_destroy(rs_expr *e);
+/* NULL is RS_OK. */
+rs_status rs_expr_destroy(rs_expr *e);
 int rs_expr_array(rs_expr *e, const rs_array *a);
 int rs_expr_scalar(rs_expr *e, rs_scalar s);
 int rs_expr_unary(rs_expr *e, rs_op op, int x);

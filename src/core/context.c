@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/objects.h"
 #include "memory/allocator.h"
+#include "stream/default_streams.h"
 #include "transfer/ledger_hooks.h"
 
 const char *rs_backend_name(rs_backend_kind kind) {
@@ -80,6 +81,8 @@ rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int de
   return vt->device_props(device, out);
 }
 
+static void rs_context_teardown(rs_context *ctx);
+
 rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_create: out is NULL");
   *out = NULL;
@@ -135,6 +138,11 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
     free(ctx);
     return st;
   }
+  st = rs_default_streams_add(ctx);
+  if (st != RS_OK) {
+    rs_context_teardown(ctx);
+    return st;
+  }
   *out = ctx;
   return RS_OK;
 }
@@ -157,8 +165,7 @@ static void rs_free_live_event(void *object, void *arg) {
   ctx->vt->event_destroy(ctx->be, ev->native);
 }
 
-void rs_context_destroy(rs_context *ctx) {
-  if (!ctx) return;
+static void rs_context_teardown(rs_context *ctx) {
   ctx->vt->synchronize(ctx->be);
   /* Handles the user forgot: free what they hold so the process leaks nothing. */
   rs_slab_each_live(&ctx->arrays, rs_free_live_array, ctx);
@@ -174,6 +181,14 @@ void rs_context_destroy(rs_context *ctx) {
   rs_slab_destroy(&ctx->streams);
   rs_slab_destroy(&ctx->events);
   free(ctx);
+}
+
+rs_status rs_context_destroy(rs_context *ctx) {
+  if (!ctx) return RS_OK;
+  if (!rs_default_streams_remove(ctx))
+    return rs_fail(RS_ERR_DESTROYED, "rs_context_destroy: not a live context (destroyed already?)");
+  rs_context_teardown(ctx);
+  return RS_OK;
 }
 
 rs_backend_kind rs_context_backend(const rs_context *ctx) { return ctx ? ctx->kind : RS_BACKEND_AUTO; }

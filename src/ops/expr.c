@@ -32,10 +32,11 @@ rs_status rs_expr_create(rs_expr **out, rs_context *ctx) {
   return RS_OK;
 }
 
-void rs_expr_destroy(rs_expr *e) {
-  if (!e) return;
+rs_status rs_expr_destroy(rs_expr *e) {
+  if (!e) return RS_OK;
   for (int i = 0; i < e->narrays; i++) rs_array_release(e->arrays[i]);
   free(e);
+  return RS_OK;
 }
 
 rs_status rs_expr_status(const rs_expr *e) {

@@ -28,6 +28,7 @@ rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
 }
 
 rs_status rs_event_destroy(rs_event *ev) {
+  if (!ev) return RS_OK;
   RS_TRY(rs_event_check(ev, "rs_event_destroy"));
   rs_context *ctx = ev->ctx;
   RS_TRY(ctx->vt->event_destroy(ctx->be, ev->native));

@@ -2,6 +2,7 @@
  * streams, and dead-handle detection. */
 #include "core/error.h"
 #include "core/objects.h"
+#include "stream/default_streams.h"
 #include "transfer/ledger_hooks.h"
 
 static rs_status rs_stream_check(rs_stream *s, const char *who) {
@@ -74,6 +75,7 @@ void *rs_stream_native(rs_stream *s) {
 }
 
 rs_status rs_stream_destroy(rs_stream *s) {
+  if (!s) return RS_OK;
   RS_TRY(rs_stream_check(s, "rs_stream_destroy"));
   if (s->role == RS_STREAM_ROLE_LEGACY || s->role == RS_STREAM_ROLE_PER_THREAD)
     return rs_fail(RS_ERR_INVALID_ARGUMENT,
@@ -85,14 +87,15 @@ rs_status rs_stream_destroy(rs_stream *s) {
   return RS_OK;
 }
 
-/* Public calls take NULL as the legacy stream, but need a context for it; a NULL stream
- * here has none, so these calls ask for a real handle (rs_stream_legacy(ctx)). */
+/* A NULL stream names no context here: it stands for every context's legacy stream
+ * (src/stream/default_streams.c). */
 #define RS_STREAM_ENTRY(s, who, native)                      \
   void *native = NULL;                                        \
   RS_TRY(rs_stream_check(s, who));                            \
   RS_TRY(rs_stream_resolve(s->ctx, s, &native, who))
 
 rs_status rs_stream_synchronize(rs_stream *s) {
+  if (!s) return rs_default_streams_synchronize();
   RS_STREAM_ENTRY(s, "rs_stream_synchronize", native);
   double t0 = rs_now_ms();
   rs_status st = s->ctx->vt->stream_synchronize(s->ctx->be, native);
@@ -102,17 +105,20 @@ rs_status rs_stream_synchronize(rs_stream *s) {
 
 rs_status rs_stream_query(rs_stream *s, int *done) {
   if (!done) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_query: done is NULL");
+  if (!s) return rs_default_streams_query(done);
   RS_STREAM_ENTRY(s, "rs_stream_query", native);
   return s->ctx->vt->stream_query(s->ctx->be, native, done);
 }
 
 rs_status rs_stream_add_callback(rs_stream *s, rs_host_fn fn, void *user_data) {
   if (!fn) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_add_callback: fn is NULL");
+  if (!s) return rs_default_streams_callback(fn, user_data);
   RS_STREAM_ENTRY(s, "rs_stream_add_callback", native);
   return s->ctx->vt->stream_callback(s->ctx->be, native, fn, user_data);
 }
 
 rs_status rs_stream_auto_synchronize_begin(rs_stream *s) {
+  if (!s) return rs_default_streams_auto_begin();
   RS_STREAM_ENTRY(s, "rs_stream_auto_synchronize_begin", native);
   (void)native;
   atomic_fetch_add(&s->auto_sync_depth, 1);
@@ -120,6 +126,7 @@ rs_status rs_stream_auto_synchronize_begin(rs_stream *s) {
 }
 
 rs_status rs_stream_auto_synchronize_end(rs_stream *s) {
+  if (!s) return rs_default_streams_auto_end();
   RS_STREAM_ENTRY(s, "rs_stream_auto_synchronize_end", native);
   int depth = atomic_load(&s->auto_sync_depth);
   do {

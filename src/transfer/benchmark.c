@@ -39,11 +39,12 @@ rs_bench_summary rs_bench_summarize(const double *values, int n) {
   return s;
 }
 
-void rs_bench_result_free(rs_bench_result *r) {
-  if (!r) return;
+rs_status rs_bench_result_destroy(rs_bench_result *r) {
+  if (!r) return RS_OK;
   free(r->host_ms);
   free(r->device_ms);
   r->host_ms = r->device_ms = NULL;
+  return RS_OK;
 }
 
 static void rs_stats_accumulate(rs_ledger_stats *sum, const rs_ledger_stats *s) {
@@ -114,7 +115,7 @@ rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, 
   if (ev0) ctx->vt->event_destroy(ctx->be, ev0);
   if (ev1) ctx->vt->event_destroy(ctx->be, ev1);
   if (st != RS_OK) {
-    rs_bench_result_free(out);
+    rs_bench_result_destroy(out);
     return rs_fail_prefix(st, "rs_benchmark '%s': ", name ? name : "");
   }
   snprintf(out->name, sizeof out->name, "%s", name ? name : "");
