@@ -61,7 +61,7 @@ static rs_status queued_ms(double *out, rs_context *ctx, rs_bench_fn fn, void *w
     if (st == RS_OK) st = rs_event_record(b, NULL);
     if (st == RS_OK) st = rs_event_synchronize(b);
     float e = 0;
-    if (st == RS_OK) st = rs_event_elapsed_ms(&e, a, b);
+    if (st == RS_OK) st = rs_event_elapsed_ms(a, b, &e);
     ms[r] = e / QUEUED;
   }
   if (st == RS_OK) {
@@ -99,7 +99,7 @@ static int measure(const char *name, rs_bench_fn fn, work *w, double bytes, int 
                    double *call_gbs, double *queued_gbs) {
   rs_bench_result r = {0};
   rs_bench_options o = {3, repeat, NULL};
-  rs_status st = rs_benchmark(&r, w->ctx, name, fn, w, &o);
+  rs_status st = rs_benchmark(w->ctx, name, fn, w, &o, &r);
   double queued = 0;
   if (st == RS_OK && bytes > 0 && r.device.median > 0) st = queued_ms(&queued, w->ctx, fn, w, repeat);
   if (st != RS_OK) {
@@ -193,11 +193,11 @@ static void svd_errors(work *w, double *rec, double *orth) {
   *rec = *orth = NAN;
   int64_t k = rs_array_shape(w->s)[0];
   if (rs_array_expand_dims(&sx, w->s, 0) == RS_OK && rs_multiply(&us, w->u, sx, NULL) == RS_OK &&
-      rs_matmul(&back, us, w->vh, NULL) == RS_OK && rs_allclose_report(&r, back, w->a, 0, 0, 0, NULL) == RS_OK)
+      rs_matmul(&back, us, w->vh, NULL) == RS_OK && rs_allclose_report(back, w->a, 0, 0, 0, &r, NULL) == RS_OK)
     *rec = r.max_abs_diff;
   if (rs_array_transpose(&ut, w->u) == RS_OK && rs_matmul(&utu, ut, w->u, NULL) == RS_OK &&
       rs_eye(&eye, w->ctx, RS_MEM_DEVICE, k, k, 0, RS_FLOAT64, NULL) == RS_OK &&
-      rs_allclose_report(&r, utu, eye, 0, 0, 0, NULL) == RS_OK)
+      rs_allclose_report(utu, eye, 0, 0, 0, &r, NULL) == RS_OK)
     *orth = r.max_abs_diff;
   rs_array *all[] = {sx, us, back, ut, utu, eye};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rs_array_release(all[i]);
@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
   work w = {0};
   TRY(rs_context_create(&w.ctx, RS_BACKEND_AUTO, 0));
   rs_device_props props;
-  TRY(rs_context_props(w.ctx, &props));
+  TRY(rs_context_get_props(w.ctx, &props));
   printf("bench/ops: resident %s on %s (%s backend)%s\n", RS_VERSION_STRING, props.name,
          rs_backend_name(rs_context_backend(w.ctx)), quick ? ", quick sizes" : "");
   int fails = 0;

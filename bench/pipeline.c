@@ -52,7 +52,7 @@ static run_result run(rs_context *ctx, rs_array *host, int kernels, int implicit
   run_result r;
   r.wall_ms = now_ms() - t0;
   rs_ledger_stats s;
-  CHECK(rs_ledger_get(ctx, &s));
+  CHECK(rs_ledger_get_stats(ctx, &s));
   r.kernel_ms = s.kernel_device_ms;
   r.copy_ms = rs_ledger_copy_ms(&s);
   r.copies = rs_ledger_copies(&s, -1);
@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
   CHECK(rs_context_create(&ctx, RS_BACKEND_AUTO, 0));
   CHECK(rs_ledger_set_timing(ctx, RS_TIME_ALL)); /* kernel device time is part of the floor */
   rs_device_props props;
-  CHECK(rs_context_props(ctx, &props));
+  CHECK(rs_context_get_props(ctx, &props));
   int64_t n = (int64_t)(bytes / sizeof(float));
   rs_array *pageable = NULL, *pinned = NULL, *dev = NULL;
   CHECK(rs_host_array(&pageable, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C));
@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
       CHECK(rs_event_record(e1, NULL));
       CHECK(rs_event_synchronize(e1));
       float ms;
-      CHECK(rs_event_elapsed_ms(&ms, e0, e1));
+      CHECK(rs_event_elapsed_ms(e0, e1, &ms));
       if (ms < best) best = ms;
       CHECK(rs_event_destroy(e0));
       CHECK(rs_event_destroy(e1));

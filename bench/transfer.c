@@ -238,7 +238,7 @@ int main(void) {
   rs_context *ctx = NULL;
   if (res_check(rs_context_create(&ctx, RS_BACKEND_CUDA, 0), "rs_context_create(cuda, 0)")) return 1;
   rs_device_props props;
-  if (res_check(rs_context_props(ctx, &props), "rs_context_props")) {
+  if (res_check(rs_context_get_props(ctx, &props), "rs_context_get_props")) {
     rs_context_destroy(ctx);
     return 1;
   }

@@ -53,7 +53,7 @@ static rs_status scale_run(void *state) {
 static int scale_ok(const rs_bw_state *s) {
   double a = 0, b = 0;
   int64_t last = s->n - 1;
-  if (rs_array_item_double(&a, s->x, &last, NULL) != RS_OK || rs_array_item_double(&b, s->y, &last, NULL) != RS_OK) return 0;
+  if (rs_array_item_double(s->x, &last, &a, NULL) != RS_OK || rs_array_item_double(s->y, &last, &b, NULL) != RS_OK) return 0;
   return b == a * 5;
 }
 
@@ -67,7 +67,7 @@ static rs_status sum_run(void *state) {
 
 static int sum_ok(const rs_bw_state *s) {
   double v = 0;
-  if (rs_array_item_double(&v, s->z, NULL, NULL) != RS_OK) return 0;
+  if (rs_array_item_double(s->z, NULL, &v, NULL) != RS_OK) return 0;
   return fabs(v - 0.5 * (double)s->n) < 10 * sqrt((double)s->n) + 1;
 }
 
@@ -85,7 +85,7 @@ static rs_status sort_run(void *state) {
 static int sort_ok(const rs_bw_state *s) {
   double a = 0, b = 0;
   int64_t first = 0, last = s->n - 1;
-  if (rs_array_item_double(&a, s->y, &first, NULL) != RS_OK || rs_array_item_double(&b, s->y, &last, NULL) != RS_OK) return 0;
+  if (rs_array_item_double(s->y, &first, &a, NULL) != RS_OK || rs_array_item_double(s->y, &last, &b, NULL) != RS_OK) return 0;
   return a <= b;
 }
 

@@ -12,7 +12,7 @@ rs_status rs_normalize_exercise(rs_array *x, double *worst_row_error) {
   if (st == RS_OK) st = rs_add_scalar(&err, sums, rs_scalar_float(-1), NULL);
   if (st == RS_OK) st = rs_unary(&err, RS_OP_ABS, err, NULL);
   if (st == RS_OK) st = rs_max(&worst, err, 0, NULL, 0, NULL);
-  if (st == RS_OK) st = rs_array_item_double(worst_row_error, worst, NULL, NULL);
+  if (st == RS_OK) st = rs_array_item_double(worst, NULL, worst_row_error, NULL);
   rs_array_release(rows);
   rs_array_release(sums);
   rs_array_release(err);

@@ -63,10 +63,10 @@ static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
     } else if ((v = rs_opt_value(argc, argv, &i, "--kernels", &missing))) {
       if (rs_opt_int(&o->kernels, v, 1, 100000)) return rs_pipe_bad("--kernels '%s': expected a count from 1 to 100000", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--size", &missing))) {
-      if (rs_parse_bytes(&o->bytes, v) != RS_OK) return rs_pipe_bad("--size: %s", rs_last_error());
+      if (rs_parse_bytes(v, &o->bytes) != RS_OK) return rs_pipe_bad("--size: %s", rs_last_error());
       if (o->bytes == 0) return rs_pipe_bad("--size '%s': the array must have at least one element", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--dtype", &missing))) {
-      if (rs_dtype_from_name(&o->dtype, v) != RS_OK || (o->dtype != RS_FLOAT32 && o->dtype != RS_FLOAT64))
+      if (rs_dtype_from_name(v, &o->dtype) != RS_OK || (o->dtype != RS_FLOAT32 && o->dtype != RS_FLOAT64))
         return rs_pipe_bad("--dtype '%s': expected float32 or float64", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--mode", &missing))) {
       if (strcmp(v, "implicit") == 0) o->implicit = 1, o->explicit_ = 0;
@@ -78,7 +78,7 @@ static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
       else if (strcmp(v, "pinned") == 0) o->pinned = 1;
       else return rs_pipe_bad("--host '%s': expected pageable or pinned", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
-      if (rs_backend_from_name(&o->backend, v) != RS_OK) return rs_pipe_bad("--backend '%s': expected auto, cuda or sim", v);
+      if (rs_backend_from_name(v, &o->backend) != RS_OK) return rs_pipe_bad("--backend '%s': expected auto, cuda or sim", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--bandwidth", &missing))) {
       if (strcmp(v, "measure") == 0) o->bandwidth = -1;
       else if (rs_opt_double(&o->bandwidth, v) || !(o->bandwidth > 0))
@@ -187,7 +187,7 @@ static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, rs_array *host,
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (st != RS_OK) return st;
   r->wall_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-  st = rs_ledger_get(ctx, &r->stats);
+  st = rs_ledger_get_stats(ctx, &r->stats);
   r->error = rs_pipe_check(host, o->kernels);
   return st;
 }
@@ -213,7 +213,7 @@ int rs_cmd_pipeline(int argc, char **argv) {
     rs_context_destroy(ctx);
     return 2;
   }
-  if (rs_context_props(ctx, &props) == RS_OK && (size_t)n * item > props.free_memory) {
+  if (rs_context_get_props(ctx, &props) == RS_OK && (size_t)n * item > props.free_memory) {
     fprintf(stderr, "resident pipeline: --size %zu bytes does not fit in device memory (%zu bytes free on %s)\n",
             (size_t)n * item, props.free_memory, props.name);
     rs_context_destroy(ctx);

@@ -35,7 +35,7 @@ rs_status example_grid_stride(rs_context *ctx, int64_t n, int repeats, double *m
   if (st == RS_OK) st = rs_to_device(&dy, hy, NULL, 0);
   if (st == RS_OK) st = rs_kernel_create(&k, ctx, grid_stride_source, "axpy", NULL);
   rs_device_props props;
-  if (st == RS_OK) st = rs_context_props(ctx, &props);
+  if (st == RS_OK) st = rs_context_get_props(ctx, &props);
   for (int r = 0; st == RS_OK && r < repeats; r++) {
     rs_launch_config cfg = {.grid = {4 * (unsigned)props.multiprocessors}, .block = {256}};
     st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_f32(2.0f), rs_arg_array(dx), rs_arg_array(dy), rs_arg_i64(n)));

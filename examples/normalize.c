@@ -38,7 +38,7 @@ rs_status example_normalize(rs_context *ctx, int64_t n, rs_mem_kind where, uint6
   if (st == RS_OK) st = rs_add_scalar(&err, sums, rs_scalar_float(-1), NULL);
   if (st == RS_OK) st = rs_unary(&err, RS_OP_ABS, err, NULL);
   if (st == RS_OK) st = rs_max(&maxerr, err, 0, NULL, 0, NULL);
-  if (st == RS_OK) st = rs_array_item_double(worst, maxerr, NULL, NULL); /* the one value to the host */
+  if (st == RS_OK) st = rs_array_item_double(maxerr, NULL, worst, NULL); /* the one value to the host */
   if (stats) {
     rs_ledger_stats s;
     rs_status st2 = rs_ledger_end(ctx, &s);

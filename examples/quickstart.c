@@ -32,7 +32,7 @@ int main(void) {
   CHECK(rs_copy_to_host(&back, dev, NULL));                              /* 1 explicit D2H copy */
   const float *r = rs_array_host_data(back);
   rs_ledger_stats st;
-  CHECK(rs_ledger_get(ctx, &st)); /* 2 copies, 8000 bytes */
+  CHECK(rs_ledger_get_stats(ctx, &st)); /* 2 copies, 8000 bytes */
   rs_ledger_print(stdout, &st, 0, RS_DEFAULT_PCIE_GBS);
   int ok = r[3] == 7.0f && rs_ledger_copies(&st, -1) == 2 && rs_ledger_bytes(&st, -1) == 8000;
   printf("r[3] = %g, %lld copies, %lld bytes: %s\n", r[3], (long long)rs_ledger_copies(&st, -1),

@@ -46,7 +46,7 @@
  *   CHECK(rs_copy_to_host(&back, dev, NULL));              // 1 explicit D2H copy
  *   const float *r = rs_array_host_data(back);              // r[3] == 7
  *   rs_ledger_stats st;
- *   CHECK(rs_ledger_get(ctx, &st));                         // 2 copies, 8000 bytes
+ *   CHECK(rs_ledger_get_stats(ctx, &st));                   // 2 copies, 8000 bytes
  *   rs_ledger_print(stdout, &st, 0, RS_DEFAULT_PCIE_GBS);
  *   rs_array_release(back); rs_array_release(dev); rs_array_release(host);
  *   rs_context_destroy(ctx);

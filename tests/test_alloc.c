@@ -74,7 +74,7 @@ static void test_device_array(rs_context *ctx) {
   CHECK_EQ_I64(rs_array_is_c_contiguous(d), 1);
   CHECK_EQ_I64(rs_array_is_f_contiguous(d), 0);
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 1);
   CHECK_EQ_I64(st.buffers, 1);
   CHECK(st.device_bytes >= 60);
@@ -98,7 +98,7 @@ static void test_host_array(rs_context *ctx) {
   check_meta(h, ctx, RS_MEM_HOST, 2, S2(10, 7), RS_FLOAT64, S2(56, 8));
   CHECK_PASSING();
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK(st.host_bytes >= 560);
   CHECK_EQ_I64(st.device_bytes, 0);
   double *p = (double *)rs_array_host_data(h), ref[70];
@@ -117,7 +117,7 @@ static void test_host_wrap(rs_context *ctx) {
   CHECK_MSG(rs_array_host_data(w) == (void *)data, "wrap copied the data: %p vs %p",
             rs_array_host_data(w), (void *)data);
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 1);
   CHECK_MSG(st.host_bytes == 0, "wrapped user memory counted as owned: host_bytes=%lld",
             (long long)st.host_bytes);
@@ -159,7 +159,7 @@ static void test_pinned(rs_context *ctx) {
   check_meta(p, ctx, RS_MEM_PINNED, 1, S1(1000), RS_FLOAT64, S1(8));
   CHECK_PASSING();
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK(st.host_bytes >= 8000);
   double *hp = (double *)rs_array_host_data(p);
   double ref[1000];
@@ -221,7 +221,7 @@ static void do_managed(rs_context *ctx, rs_attach attach) {
   check_meta(m, ctx, RS_MEM_MANAGED, 2, S2(16, 16), RS_FLOAT64, S2(128, 8));
   CHECK_PASSING();
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_MSG(st.device_bytes >= 2048, "managed memory not counted: device_bytes=%lld",
             (long long)st.device_bytes);
   double *hp = (double *)rs_array_host_data(m);

@@ -48,7 +48,7 @@ static void test_host_time_includes_device_delay(rs_context *ctx) {
   o.stream = st;
   rs_bench_result r;
   memset(&r, 0, sizeof r);
-  rs_status bst = rs_benchmark(&r, ctx, "sleep 20 ms", sleep_fn, &s, &o);
+  rs_status bst = rs_benchmark(ctx, "sleep 20 ms", sleep_fn, &s, &o, &r);
   if (bst != RS_OK) {
     rs_stream_destroy(st);
     FAIL("rs_benchmark: %s \"%s\"", rs_status_name(bst), rs_t_msg_());
@@ -90,7 +90,7 @@ static void test_legacy_stream(rs_context *ctx) {
   sleeper s = {ctx, NULL, 0, 0, 0, 20.0, 0, 0};
   rs_bench_options o = {0, 2, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "legacy", sleep_fn, &s, &o));
+  CHECK_OK(rs_benchmark(ctx, "legacy", sleep_fn, &s, &o, &r));
   CHECK_EQ_I64(s.calls, 2);
   int ok = r.host_ms[0] >= 19.0 && r.host_ms[1] >= 19.0 && r.device_ms[0] >= 19.0 &&
            r.device_ms[1] >= 19.0;
@@ -104,7 +104,7 @@ static void test_warmup_excluded(rs_context *ctx) {
   sleeper s = {ctx, NULL, 0, 2, 200.0, 5.0, 0, 0};
   rs_bench_options o = {2, 5, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "warm-up", sleep_fn, &s, &o));
+  CHECK_OK(rs_benchmark(ctx, "warm-up", sleep_fn, &s, &o, &r));
   int calls = s.calls;
   double host[5], dev[5];
   memcpy(host, r.host_ms, sizeof host);
@@ -130,7 +130,7 @@ static void test_failure_stops(rs_context *ctx) {
   rs_bench_options o = {1, 10, NULL};
   rs_bench_result r;
   memset(&r, 0x5a, sizeof r);
-  CHECK_STATUS(rs_benchmark(&r, ctx, "fails", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "fails", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK_EQ_I64(s.calls, 4);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
   /* the repeat's ledger scope was closed */
@@ -139,7 +139,7 @@ static void test_failure_stops(rs_context *ctx) {
   /* a failing warm-up too */
   s = (sleeper){ctx, NULL, 0, 0, 0, 0.0, 0, 1};
   memset(&r, 0x5a, sizeof r);
-  CHECK_STATUS(rs_benchmark(&r, ctx, "fails early", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "fails early", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK_EQ_I64(s.calls, 1);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
 }
@@ -170,7 +170,7 @@ static void test_copies_counted(rs_context *ctx) {
   const int64_t nb = n * 8;
   rs_bench_options o = {2, 4, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "round trip", round_trip_fn, &rt, &o));
+  CHECK_OK(rs_benchmark(ctx, "round trip", round_trip_fn, &rt, &o, &r));
   int64_t copies = r.copies, bytes = r.bytes;
   rs_ledger_stats tot = r.copies_total;
   double copy_ms = r.copy_ms;
@@ -272,7 +272,7 @@ static void test_result_summaries(rs_context *ctx) {
   sleeper s = {ctx, NULL, 0, 0, 0, 2.0, 0, 0};
   rs_bench_options o = {0, 5, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "summaries", sleep_fn, &s, &o));
+  CHECK_OK(rs_benchmark(ctx, "summaries", sleep_fn, &s, &o, &r));
   double mean = 0, lo = r.host_ms[0], hi = r.host_ms[0];
   for (int i = 0; i < 5; i++) {
     mean += r.host_ms[i] / 5;
@@ -298,16 +298,16 @@ static void test_bad_options(rs_context *ctx) {
   rs_bench_result r;
   memset(&r, 0x5a, sizeof r); /* a failed call must leave a result that holds no memory */
   rs_bench_options o = {0, 0, NULL};
-  CHECK_STATUS(rs_benchmark(&r, ctx, "zero", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "zero", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
   o = (rs_bench_options){0, -1, NULL};
-  CHECK_STATUS(rs_benchmark(&r, ctx, "negative", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "negative", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   o = (rs_bench_options){-1, 3, NULL};
-  CHECK_STATUS(rs_benchmark(&r, ctx, "negative warm-up", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "negative warm-up", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK_EQ_I64(s.calls, 0); /* the function was never called */
   o = (rs_bench_options){0, 1, NULL};
-  CHECK_FAILS(rs_benchmark(&r, ctx, "no function", NULL, &s, &o));
-  CHECK_FAILS(rs_benchmark(NULL, ctx, "no result", sleep_fn, &s, &o));
+  CHECK_FAILS(rs_benchmark(ctx, "no function", NULL, &s, &o, &r));
+  CHECK_FAILS(rs_benchmark(ctx, "no result", sleep_fn, &s, &o, NULL));
   CHECK_FAILS(rs_bench_print(NULL, &r));
   CHECK_EQ_I64(s.calls, 0);
   /* defaults as documented */

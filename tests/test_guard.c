@@ -24,7 +24,7 @@ static void fill(float *p, int64_t n, float base) {
 /* Totals of the ledger: nothing recorded since the last reset. */
 static void check_nothing_recorded(rs_context *ctx, const char *what) {
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_MSG(rs_ledger_copies(&s, -1) == 0, "%s: %lld copies recorded", what,
             (long long)rs_ledger_copies(&s, -1));
   CHECK_MSG(rs_ledger_bytes(&s, -1) == 0, "%s: %lld bytes recorded", what,
@@ -34,7 +34,7 @@ static void check_nothing_recorded(rs_context *ctx, const char *what) {
 
 static void check_no_device_bytes(rs_context *ctx, const char *what) {
   rs_live_stats live;
-  CHECK_OK(rs_context_live(ctx, &live));
+  CHECK_OK(rs_context_get_live_stats(ctx, &live));
   CHECK_MSG(live.device_bytes == 0, "%s: %lld device bytes live", what, (long long)live.device_bytes);
 }
 
@@ -113,7 +113,7 @@ static void test_disallow_lets_explicit_pass(rs_context *ctx) {
   CHECK_OK(rs_context_synchronize(ctx));
   CHECK_BYTES_EQ(rs_array_host_data(m), want, sizeof want);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][0], 2);
   CHECK_EQ_I64(s.copies[RS_D2H][0], 1);
   CHECK_EQ_I64(s.copies[RS_H2H][0], 1);
@@ -142,7 +142,7 @@ static void test_disallow_explicit(rs_context *ctx) {
   CHECK_OK(rs_t_write_(d, dv));
   CHECK_OK(rs_t_write_(d2, hv));
   rs_live_stats live0, live1;
-  CHECK_OK(rs_context_live(ctx, &live0));
+  CHECK_OK(rs_context_get_live_stats(ctx, &live0));
 
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW_EXPLICIT));
   CHECK_OK(rs_ledger_reset(ctx));
@@ -168,7 +168,7 @@ static void test_disallow_explicit(rs_context *ctx) {
   /* nothing was recorded, allocated or leaked by the refusals */
   check_nothing_recorded(ctx, "disallow_explicit");
   CHECK_PASSING();
-  CHECK_OK(rs_context_live(ctx, &live1));
+  CHECK_OK(rs_context_get_live_stats(ctx, &live1));
   CHECK_EQ_I64(live1.arrays, live0.arrays);
   CHECK_EQ_I64(live1.buffers, live0.buffers);
   CHECK_EQ_I64(live1.device_bytes, live0.device_bytes);
@@ -203,7 +203,7 @@ static void test_disallow_explicit_one_direction(rs_context *ctx) {
   CHECK(out == NULL);
   CHECK_ERRMSG("D2H");
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][0], 1);
   CHECK_EQ_I64(rs_ledger_copies(&s, -1), 1);
   CHECK_OK(rs_guard_set(ctx, RS_D2H, RS_GUARD_ALLOW));
@@ -249,7 +249,7 @@ static void test_per_direction(rs_context *ctx) {
   CHECK_OK(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL));
   CHECK_BYTES_EQ(rs_array_host_data(h), want, sizeof want);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
   CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
 
@@ -312,7 +312,7 @@ static void test_log_mode(rs_context *ctx) {
   CHECK_EQ_I64(atomic_load(&c.mentions_kernel), 2);
   CHECK_MSG(after_explicit == after_launch, "an explicit copy was logged (%d calls)", after_explicit);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
   CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
   CHECK_EQ_I64(s.copies[RS_H2D][0], 1);
@@ -414,28 +414,28 @@ static void test_parse(rs_context *ctx) {
   const rs_guard_mode A = RS_GUARD_ALLOW, L = RS_GUARD_LOG, D = RS_GUARD_DISALLOW,
                       X = RS_GUARD_DISALLOW_EXPLICIT;
   rs_guard_mode m[RS_DIRECTIONS] = {A, A, A, A};
-  CHECK_OK(rs_guard_parse(m, "disallow"));
+  CHECK_OK(rs_guard_parse("disallow", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], D);
-  CHECK_OK(rs_guard_parse(m, "allow"));
+  CHECK_OK(rs_guard_parse("allow", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], A);
-  CHECK_OK(rs_guard_parse(m, "log"));
+  CHECK_OK(rs_guard_parse("log", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], L);
-  CHECK_OK(rs_guard_parse(m, "disallow_explicit"));
+  CHECK_OK(rs_guard_parse("disallow_explicit", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], X);
 
   /* per direction: unnamed directions keep their value */
   rs_guard_mode p[RS_DIRECTIONS] = {A, A, X, A};
-  CHECK_OK(rs_guard_parse(p, "h2d=disallow,d2h=log"));
+  CHECK_OK(rs_guard_parse("h2d=disallow,d2h=log", p));
   CHECK_EQ_I64(p[RS_H2D], D);
   CHECK_EQ_I64(p[RS_D2H], L);
   CHECK_EQ_I64(p[RS_D2D], X);
   CHECK_EQ_I64(p[RS_H2H], A);
-  CHECK_OK(rs_guard_parse(p, "h2h=log"));
+  CHECK_OK(rs_guard_parse("h2h=log", p));
   CHECK_EQ_I64(p[RS_H2D], D);
   CHECK_EQ_I64(p[RS_D2H], L);
   CHECK_EQ_I64(p[RS_D2D], X);
   CHECK_EQ_I64(p[RS_H2H], L);
-  CHECK_OK(rs_guard_parse(p, "d2d=allow,h2d=disallow_explicit"));
+  CHECK_OK(rs_guard_parse("d2d=allow,h2d=disallow_explicit", p));
   CHECK_EQ_I64(p[RS_D2D], A);
   CHECK_EQ_I64(p[RS_H2D], X);
 
@@ -447,14 +447,14 @@ static void test_parse(rs_context *ctx) {
       {"disallowed", "disallowed"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    CHECK_STATUS(rs_guard_parse(q, bad[i][0]), RS_ERR_PARSE);
+    CHECK_STATUS(rs_guard_parse(bad[i][0], q), RS_ERR_PARSE);
     CHECK_MSG(rs_t_contains_(rs_last_error(), bad[i][1]),
               "rs_guard_parse(\"%s\"): message \"%s\" does not name '%s'", bad[i][0], rs_last_error(),
               bad[i][1]);
     CHECK_MSG(q[0] == L && q[1] == D && q[2] == A && q[3] == X,
-              "rs_guard_parse(\"%s\") failed but changed the modes", bad[i][0]);
+              "rs_guard_parse(\"%s\", q) failed but changed the modes", bad[i][0]);
   }
-  CHECK_FAILS(rs_guard_parse(q, NULL));
+  CHECK_FAILS(rs_guard_parse(NULL, q));
 
   CHECK_STREQ(rs_guard_mode_name(RS_GUARD_ALLOW), "allow");
   CHECK_STREQ(rs_guard_mode_name(RS_GUARD_LOG), "log");

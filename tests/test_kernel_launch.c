@@ -290,7 +290,7 @@ static void test_constant_memory(rs_context *ctx) {
   rs_status st = rs_kernel_set_constant(k, "table", ht, NULL);
   rs_ledger_stats s;
   memset(&s, 0, sizeof s);
-  if (st == RS_OK) st = rs_ledger_get(ctx, &s);
+  if (st == RS_OK) st = rs_ledger_get_stats(ctx, &s);
   rs_launch_config cfg = {.elements = n};
   if (st == RS_OK) st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(hi), rs_arg_array(d), rs_arg_i32(100)));
   double out[100];

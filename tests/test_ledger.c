@@ -115,7 +115,7 @@ static void implicit_style(rs_context *ctx, rs_mem_kind kind) {
       check_chain(h, n_kernels, what);
       CHECK_PASSING();
       rs_ledger_stats s;
-      CHECK_OK(rs_ledger_get(ctx, &s));
+      CHECK_OK(rs_ledger_get_stats(ctx, &s));
       CHECK_MSG(s.copies[RS_H2D][1] == n_kernels && s.copies[RS_D2H][1] == n_kernels,
                 "%s: implicit H2D %lld, D2H %lld, expected %d each", what,
                 (long long)s.copies[RS_H2D][1], (long long)s.copies[RS_D2H][1], n_kernels);
@@ -134,7 +134,7 @@ static void implicit_style(rs_context *ctx, rs_mem_kind kind) {
       CHECK_MSG(s.kernels == n_kernels, "%s: %lld kernels recorded", what, (long long)s.kernels);
       /* the device temporaries of the launches are gone */
       rs_live_stats live;
-      CHECK_OK(rs_context_live(ctx, &live));
+      CHECK_OK(rs_context_get_live_stats(ctx, &live));
       CHECK_MSG(live.device_bytes == 0, "%s: %lld device bytes still live after the launches", what,
                 (long long)live.device_bytes);
       CHECK_OK(rs_array_release(h));
@@ -206,7 +206,7 @@ static void explicit_style(rs_context *ctx, rs_mem_kind host_kind) {
       CHECK_OK(rs_copy_to_host(&back, d, NULL));
       CHECK_EQ_I64(rs_array_kind(back), RS_MEM_HOST);
       rs_ledger_stats s;
-      CHECK_OK(rs_ledger_get(ctx, &s));
+      CHECK_OK(rs_ledger_get_stats(ctx, &s));
       CHECK_MSG(s.copies[RS_H2D][0] == 1 && s.copies[RS_D2H][0] == 1,
                 "%s: explicit H2D %lld, D2H %lld, expected 1 each", what,
                 (long long)s.copies[RS_H2D][0], (long long)s.copies[RS_D2H][0]);
@@ -251,7 +251,7 @@ static void test_mapped_managed_no_copy(rs_context *ctx) {
       for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(a, A_COEF, C_COEF, NULL));
       CHECK_OK(rs_context_synchronize(ctx));
       rs_ledger_stats s;
-      CHECK_OK(rs_ledger_get(ctx, &s));
+      CHECK_OK(rs_ledger_get_stats(ctx, &s));
       CHECK_MSG(copies_total(&s) == 0, "%s: %lld copies recorded, expected none", what,
                 (long long)copies_total(&s));
       CHECK_EQ_I64(rs_ledger_bytes(&s, -1), 0);
@@ -299,7 +299,7 @@ static void test_scopes_nest(rs_context *ctx) {
   /* D: 1 implicit H2D, 1 implicit D2H, 1 kernel, in outer only */
   CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_ledger_end(ctx, &outer));
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
 
   /* inner: only C */
   CHECK_EQ_I64(inner.kernels, 1);
@@ -378,7 +378,7 @@ static void test_scope_excludes_earlier_work(rs_context *ctx) {
   CHECK_EQ_I64(s.kernels, 0);
   CHECK_MSG(s.kernel_device_ms == 0, "the scope holds %.3f ms of kernel time from before it",
             s.kernel_device_ms);
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
   CHECK_EQ_I64(total.kernels, 1);
   CHECK_MSG(total.kernel_device_ms >= 25, "the 30 ms sleep kernel has %.3f ms device time",
             total.kernel_device_ms);
@@ -397,10 +397,10 @@ static void test_scope_errors(rs_context *ctx) {
   CHECK_EQ_I64(s.kernels, 1);
   /* the refused reset forgot nothing */
   rs_ledger_stats total;
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
   CHECK_EQ_I64(total.kernels, 1);
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
   CHECK_EQ_I64(total.kernels, 0);
   int64_t count = -1;
   CHECK_OK(rs_ledger_count(ctx, &count, NULL));
@@ -512,7 +512,7 @@ static void timed_ops(rs_context *ctx, int timing) {
   CHECK_OK(rs_copy_to_host_into(h, d, NULL));
   CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s)); /* waits for the device times */
+  CHECK_OK(rs_ledger_get_stats(ctx, &s)); /* waits for the device times */
   int64_t count = 0;
   CHECK_OK(rs_ledger_count(ctx, &count, NULL));
   double dev_sum[RS_DIRECTIONS][2] = {{0}}, host_sum = 0;
@@ -610,7 +610,7 @@ static void test_wait_recorded(rs_context *ctx) {
   CHECK_MSG(wait_ms <= (t1 - t0) + 1.0, "the wait is %.3f ms but the call took %.3f ms", wait_ms,
             t1 - t0);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.waits, 1);
   CHECK_NEAR(s.wait_ms, wait_ms, 1e-9);
   CHECK_EQ_I64(rs_ledger_copies(&s, -1), 0);
@@ -673,7 +673,7 @@ static void test_print(rs_context *ctx) {
   CHECK_OK(rs_ledger_reset(ctx));
   for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
 
   FILE *f = tmpfile();
   CHECK(f != NULL);

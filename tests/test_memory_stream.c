@@ -18,7 +18,7 @@
 static rs_memory_stats stats_of(rs_context *c, rs_mem_space space) {
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
-  if (rs_memory_stats_get(&st, c, space) != RS_OK) st.in_use_bytes = -1;
+  if (rs_memory_get_stats(c, space, &st) != RS_OK) st.in_use_bytes = -1;
   return st;
 }
 

@@ -264,7 +264,7 @@ static void test_out(rs_context *ctx) {
     CHECK(o == x);
     double v;
     int64_t i9 = 9;
-    CHECK_OK(rs_array_item_double(&v, x, &i9, NULL));
+    CHECK_OK(rs_array_item_double(x, &i9, &v, NULL));
     CHECK_NEAR(v, 28, 0);
     /* overlapping: x[1:] = x[:-1] + x[1:] reads every input before writing (NumPy's copy) */
     rs_slice sh[1] = {{0, 9, 1}}, st[1] = {{1, 10, 1}};
@@ -273,16 +273,16 @@ static void test_out(rs_context *ctx) {
     o = tail;
     CHECK_OK(rs_add(&o, head, tail, NULL));
     int64_t i1 = 1, i2 = 2;
-    CHECK_OK(rs_array_item_double(&v, x, &i1, NULL));
+    CHECK_OK(rs_array_item_double(x, &i1, &v, NULL));
     CHECK_NEAR(v, 1 + 4, 0); /* old x[0] + old x[1] */
-    CHECK_OK(rs_array_item_double(&v, x, &i2, NULL));
+    CHECK_OK(rs_array_item_double(x, &i2, &v, NULL));
     CHECK_NEAR(v, 4 + 7, 0);
     /* out of another dtype: int8 + int8 into float64 (same_kind), float into int8 refused */
     CHECK_OK(rs_full(&i8, ctx, where, 1, &n, RS_INT8, rs_scalar_int(100), NULL));
     CHECK_OK(rs_empty(&f64, ctx, where, 1, &n, RS_FLOAT64));
     o = f64;
     CHECK_OK(rs_add(&o, i8, i8, NULL)); /* wraps in int8 first: 200 -> -56, as NumPy */
-    CHECK_OK(rs_array_item_double(&v, f64, &i1, NULL));
+    CHECK_OK(rs_array_item_double(f64, &i1, &v, NULL));
     CHECK_NEAR(v, -56, 0);
     o = i8;
     CHECK_STATUS(rs_multiply_scalar(&o, f64, rs_scalar_float(2), NULL), RS_ERR_DTYPE);
@@ -292,7 +292,7 @@ static void test_out(rs_context *ctx) {
     o = big;
     CHECK_OK(rs_add(&o, f64, f64, NULL));
     int64_t idx[2] = {2, 1};
-    CHECK_OK(rs_array_item_double(&v, big, idx, NULL));
+    CHECK_OK(rs_array_item_double(big, idx, &v, NULL));
     CHECK_NEAR(v, -112, 0);
     /* out of the wrong shape */
     o = head;

@@ -108,11 +108,11 @@ static void test_rebind(rs_context *ctx) {
   CHECK_OK(rs_expr_eval(&r, e, v, NULL));
   double d;
   int64_t i = 30;
-  CHECK_OK(rs_array_item_double(&d, r, &i, NULL));
+  CHECK_OK(rs_array_item_double(r, &i, &d, NULL));
   CHECK_NEAR(d, 900, 0);
   CHECK_OK(rs_expr_rebind(e, X, y));
   CHECK_OK(rs_expr_eval(&r, e, v, NULL)); /* into the same result */
-  CHECK_OK(rs_array_item_double(&d, r, &i, NULL));
+  CHECK_OK(rs_array_item_double(r, &i, &d, NULL));
   CHECK_NEAR(d, 1, 0);
   int64_t m = 10;
   CHECK_OK(rs_ones(&z, ctx, RS_MEM_DEVICE, 1, &m, RS_FLOAT64, NULL));

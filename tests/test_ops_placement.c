@@ -83,7 +83,7 @@ static void test_memory_kinds(rs_context *ctx) {
   CHECK_EQ_I64(rs_array_kind(r1), RS_MEM_HOST); /* pinned is host memory */
   CHECK_NEAR(((float *)rs_array_host_data(r1))[0], 2, 0);
   rs_device_props props;
-  CHECK_OK(rs_context_props(ctx, &props));
+  CHECK_OK(rs_context_get_props(ctx, &props));
   if (props.can_map_host_memory) {
     CHECK_OK(rs_mapped_array(&m, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C, 0));
     CHECK_OK(rs_fill(m, rs_scalar_float(4), NULL));
@@ -98,7 +98,7 @@ static void test_memory_kinds(rs_context *ctx) {
     CHECK_EQ_I64(rs_array_kind(r3), RS_MEM_DEVICE); /* managed counts as device */
     double v;
     int64_t i = 5;
-    CHECK_OK(rs_array_item_double(&v, r3, &i, NULL));
+    CHECK_OK(rs_array_item_double(r3, &i, &v, NULL));
     CHECK_NEAR(v, 3, 0);
   }
   tl_release(6, p, m, r1, r2, mg, r3);
@@ -110,7 +110,7 @@ static void test_item_recorded(rs_context *ctx) {
   CHECK_OK(rs_arange(&a, ctx, RS_MEM_DEVICE, 0, 10, 1, RS_INT32, NULL));
   CHECK_OK(rs_ledger_reset(ctx));
   int64_t v = 0, idx = -3;
-  CHECK_OK(rs_array_item_int64(&v, a, &idx, NULL));
+  CHECK_OK(rs_array_item_int64(a, &idx, &v, NULL));
   CHECK_EQ_I64(v, 7);
   int64_t count = 0, dropped = 0;
   CHECK_OK(rs_ledger_count(ctx, &count, &dropped));
@@ -124,8 +124,8 @@ static void test_item_recorded(rs_context *ctx) {
   }
   CHECK(found);
   int64_t bad = 10;
-  CHECK_STATUS(rs_array_item_int64(&v, a, &bad, NULL), RS_ERR_INDEX);
-  CHECK_STATUS(rs_array_item_int64(&v, a, NULL, NULL), RS_ERR_INDEX); /* 10 elements need an index */
+  CHECK_STATUS(rs_array_item_int64(a, &bad, &v, NULL), RS_ERR_INDEX);
+  CHECK_STATUS(rs_array_item_int64(a, NULL, &v, NULL), RS_ERR_INDEX); /* 10 elements need an index */
   (void)n;
   rs_array_release(a);
 }
@@ -143,7 +143,7 @@ static void test_streams(rs_context *ctx) {
   CHECK_OK(rs_max(&m, b, 0, NULL, 0, s));
   CHECK_OK(rs_stream_synchronize(s));
   double v = 0;
-  CHECK_OK(rs_array_item_double(&v, m, NULL, s));
+  CHECK_OK(rs_array_item_double(m, NULL, &v, s));
   CHECK_NEAR(v, 2, 0);
   tl_release(3, a, b, m);
   CHECK_OK(rs_stream_destroy(s));

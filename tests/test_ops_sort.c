@@ -124,7 +124,7 @@ static void test_sort_bad(rs_context *ctx) {
  * device. The simulator keeps no such pool: 0 throughout. */
 static int64_t scratch_held(rs_context *ctx) {
   rs_memory_stats st;
-  if (rs_memory_stats_get(&st, ctx, RS_SPACE_DEVICE) != RS_OK) return -1;
+  if (rs_memory_get_stats(ctx, RS_SPACE_DEVICE, &st) != RS_OK) return -1;
   return st.ops_scratch_bytes;
 }
 

@@ -52,8 +52,8 @@ typedef struct rs_bench_result {
 } rs_bench_result;
 
 /* Run the benchmark. On failure the result holds no memory. */
-rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, rs_bench_fn fn,
-                       void *user_data, const rs_bench_options *options);
+rs_status rs_benchmark(rs_context *ctx, const char *name, rs_bench_fn fn, void *user_data,
+                       const rs_bench_options *options, rs_bench_result *out);
 
 /* Free the samples. NULL, a zeroed and an already destroyed result are RS_OK. */
 rs_status rs_bench_result_destroy(rs_bench_result *r);

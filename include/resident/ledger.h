@@ -88,7 +88,7 @@ double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, 
 rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what);
 
 /* Totals since the last reset (waits for pending device times). */
-rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out);
+rs_status rs_ledger_get_stats(rs_context *ctx, rs_ledger_stats *out);
 
 /* Forget every entry and total. RS_ERR_STATE while a scope is open. */
 rs_status rs_ledger_reset(rs_context *ctx);
@@ -124,7 +124,7 @@ const char *rs_guard_mode_name(rs_guard_mode mode);
 /* Parse "allow" | "log" | "disallow" | "disallow_explicit", or a comma list of
  * "dir=mode" (dir: h2d, d2h, d2d, h2h) into modes[RS_DIRECTIONS] (unnamed directions
  * keep their value). RS_ERR_PARSE naming the word otherwise. */
-rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text);
+rs_status rs_guard_parse(const char *text, rs_guard_mode modes[RS_DIRECTIONS]);
 
 /* The context's mode for one direction or all (RS_ALL_DIRECTIONS). */
 rs_status rs_guard_set(rs_context *ctx, rs_direction dir, rs_guard_mode mode);

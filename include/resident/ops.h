@@ -309,12 +309,12 @@ rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream);
  * guard. index has ndim entries (negative ones count from the end) or is NULL for an
  * array of one element (a 0-d result of a full reduction). The call returns when the
  * value is there (it waits for the work on `stream` that produces it). */
-rs_status rs_array_item_to_host(void *dst, const rs_array *a, const int64_t *index,
+rs_status rs_array_item_to_host(const rs_array *a, const int64_t *index, void *dst,
                                 rs_stream *stream);
 /* The element converted to double (complex: the real part) or int64 (floats truncate). */
-rs_status rs_array_item_double(double *out, const rs_array *a, const int64_t *index,
+rs_status rs_array_item_double(const rs_array *a, const int64_t *index, double *out,
                                rs_stream *stream);
-rs_status rs_array_item_int64(int64_t *out, const rs_array *a, const int64_t *index,
+rs_status rs_array_item_int64(const rs_array *a, const int64_t *index, int64_t *out,
                               rs_stream *stream);
 
 /* ---- checks ------------------------------------------------------------------------ */
@@ -335,11 +335,11 @@ typedef struct rs_close_report {
  * NaN only with equal_nan; infinities must match exactly). actual and desired broadcast.
  * Computed where the data is; only the verdict and the worst element come to the host,
  * through the ledger. */
-rs_status rs_allclose(int *result, const rs_array *actual, const rs_array *desired,
-                      double rtol, double atol, int equal_nan, rs_stream *stream);
-rs_status rs_allclose_report(rs_close_report *report, const rs_array *actual,
-                             const rs_array *desired, double rtol, double atol,
-                             int equal_nan, rs_stream *stream);
+rs_status rs_allclose(const rs_array *actual, const rs_array *desired, double rtol,
+                      double atol, int equal_nan, int *result, rs_stream *stream);
+rs_status rs_allclose_report(const rs_array *actual, const rs_array *desired,
+                             double rtol, double atol, int equal_nan,
+                             rs_close_report *report, rs_stream *stream);
 /* RS_OK when close (NaN == NaN here, as numpy.testing), else RS_ERR_NOT_CLOSE with the
  * report's message as rs_last_error(): mismatched count, max differences, and the worst
  * element with its index. Shapes must be equal (RS_ERR_SHAPE). */
@@ -347,7 +347,7 @@ rs_status rs_assert_allclose(const rs_array *actual, const rs_array *desired, do
                              double atol, rs_stream *stream);
 /* Same shape and every element equal (NaN is not equal to NaN). Different shapes give 0,
  * not an error. */
-rs_status rs_array_equal(int *result, const rs_array *a, const rs_array *b, rs_stream *stream);
+rs_status rs_array_equal(const rs_array *a, const rs_array *b, int *result, rs_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -90,7 +90,7 @@ rs_status rs_event_query(rs_event *ev, int *done);
 
 /* Milliseconds between two completed events (device clock). RS_ERR_NOT_READY if either
  * has not completed, RS_ERR_STATE if either was never recorded or has timing disabled. */
-rs_status rs_event_elapsed_ms(float *ms, rs_event *start, rs_event *end);
+rs_status rs_event_elapsed_ms(rs_event *start, rs_event *end, float *ms);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,7 @@ const char *rs_backend_name(rs_backend_kind kind) {
   return "invalid";
 }
 
-rs_status rs_backend_from_name(rs_backend_kind *out, const char *name) {
+rs_status rs_backend_from_name(const char *name, rs_backend_kind *out) {
   if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_backend_from_name: NULL argument");
   static const rs_backend_kind kinds[] = {RS_BACKEND_AUTO, RS_BACKEND_CUDA, RS_BACKEND_SIM};
   for (size_t i = 0; i < 3; i++)
@@ -58,7 +58,7 @@ static rs_status rs_backend_checked(const rs_backend_vtable **vt, rs_backend_kin
   return RS_OK;
 }
 
-rs_status rs_device_count(int *out, rs_backend_kind kind) {
+rs_status rs_device_count(rs_backend_kind kind, int *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_count: out is NULL");
   const rs_backend_vtable *vt = NULL;
   if ((int)kind == RS_BACKEND_CUDA && !rs_backend_for(RS_BACKEND_CUDA)) {
@@ -69,7 +69,7 @@ rs_status rs_device_count(int *out, rs_backend_kind kind) {
   return vt->device_count(out);
 }
 
-rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int device) {
+rs_status rs_device_get_props(rs_backend_kind kind, int device, rs_device_props *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_get_props: out is NULL");
   const rs_backend_vtable *vt = NULL;
   RS_TRY(rs_backend_checked(&vt, &kind, "rs_device_get_props"));
@@ -195,8 +195,8 @@ rs_backend_kind rs_context_backend(const rs_context *ctx) { return ctx ? ctx->ki
 
 int rs_context_device(const rs_context *ctx) { return ctx ? ctx->device : -1; }
 
-rs_status rs_context_props(const rs_context *ctx, rs_device_props *out) {
-  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_props: NULL argument");
+rs_status rs_context_get_props(const rs_context *ctx, rs_device_props *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_get_props: NULL argument");
   RS_TRY(ctx->vt->device_props(ctx->device, out));
   /* The context knows its own memory better than a context-free query. */
   size_t free_bytes = 0, total_bytes = 0;
@@ -215,8 +215,8 @@ rs_status rs_context_synchronize(rs_context *ctx) {
   return st;
 }
 
-rs_status rs_context_live(const rs_context *ctx, rs_live_stats *out) {
-  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_live: NULL argument");
+rs_status rs_context_get_live_stats(const rs_context *ctx, rs_live_stats *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_get_live_stats: NULL argument");
   rs_context *c = (rs_context *)(uintptr_t)ctx;
   out->arrays = rs_slab_live(&c->arrays);
   out->buffers = atomic_load(&c->buffers);

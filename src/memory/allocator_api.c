@@ -20,7 +20,7 @@ const char *rs_allocator_name(rs_allocator_kind kind) {
   return "invalid";
 }
 
-rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name) {
+rs_status rs_allocator_from_name(const char *name, rs_allocator_kind *out) {
   if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_allocator_from_name: NULL argument");
   /* "user" needs functions, so it is not a value the environment can give. */
   static const rs_allocator_kind kinds[] = {RS_ALLOCATOR_POOL, RS_ALLOCATOR_DIRECT,

@@ -11,7 +11,7 @@ rs_status rs_memory_oom_fail(rs_memory *m, rs_mem_space space, size_t bytes, con
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
   /* The cause was copied by the caller: the message is rewritten below anyway. */
-  (void)rs_memory_stats_get(&st, m->ctx, space);
+  (void)rs_memory_get_stats(m->ctx, space, &st);
   char req[32], fr[32], tot[32], use[32], cac[32], big[32], lim[32], pend[32];
   rs_fmt_bytes(req, sizeof req, (double)bytes);
   rs_fmt_bytes(fr, sizeof fr, (double)st.device_free_bytes);

@@ -83,8 +83,8 @@ static rs_status rs_bench_once(rs_context *ctx, rs_bench_fn fn, void *ud, void *
   return RS_OK;
 }
 
-rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, rs_bench_fn fn,
-                       void *user_data, const rs_bench_options *options) {
+rs_status rs_benchmark(rs_context *ctx, const char *name, rs_bench_fn fn, void *user_data,
+                       const rs_bench_options *options, rs_bench_result *out) {
   if (!out || !ctx || !fn) return rs_fail(RS_ERR_NULL_POINTER, "rs_benchmark: NULL argument");
   memset(out, 0, sizeof *out);
   rs_bench_options o = options ? *options : rs_bench_defaults();

@@ -28,7 +28,7 @@ static rs_status rs_guard_word(rs_guard_mode *mode, const char *word, size_t len
                  (int)len, word);
 }
 
-rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text) {
+rs_status rs_guard_parse(const char *text, rs_guard_mode modes[RS_DIRECTIONS]) {
   if (!modes || !text) return rs_fail(RS_ERR_NULL_POINTER, "rs_guard_parse: NULL argument");
   rs_guard_mode parsed[RS_DIRECTIONS];
   memcpy(parsed, modes, sizeof parsed);
