@@ -28,15 +28,15 @@ rs_status example_normalize(rs_context *ctx, int64_t n, rs_mem_kind where, uint6
   if (st != RS_OK) return st;
   /* x = random(n); x.sort(); rows = x.reshape(-1, 5) */
   if (st == RS_OK) st = rs_random_uniform(&x, &rng, ctx, where, 1, &n, RS_FLOAT64, 0, 1, NULL);
-  if (st == RS_OK) st = rs_sort(&x, x, NULL); /* in place */
+  if (st == RS_OK) st = rs_sort_into(x, x, NULL); /* in place */
   if (st == RS_OK) st = rs_array_reshape(&rows, x, 2, shape);
   /* rows /= rows.sum(axis=1, keepdims=True) */
   if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL);
-  if (st == RS_OK) st = rs_divide(&rows, rows, sums, NULL); /* in place, (n/5, 5) / (n/5, 1) */
+  if (st == RS_OK) st = rs_divide_into(rows, rows, sums, NULL); /* in place, (n/5, 5) / (n/5, 1) */
   /* every row sums to 1: max |rows.sum(axis=1) - 1| */
-  if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL); /* into the same array */
+  if (st == RS_OK) st = rs_sum_into(sums, rows, 1, &axis, 1, NULL); /* into the same array */
   if (st == RS_OK) st = rs_add_scalar(&err, sums, rs_scalar_float(-1), NULL);
-  if (st == RS_OK) st = rs_unary(&err, RS_OP_ABS, err, NULL);
+  if (st == RS_OK) st = rs_unary_into(err, RS_OP_ABS, err, NULL);
   if (st == RS_OK) st = rs_max(&maxerr, err, 0, NULL, 0, NULL);
   if (st == RS_OK) st = rs_array_item_double(maxerr, NULL, worst, NULL); /* the one value to the host */
   if (stats) {

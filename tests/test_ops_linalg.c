@@ -83,8 +83,7 @@ static void test_matmul_bad(rs_context *ctx) {
   rs_array_release(it);
   CHECK_STATUS(rs_matmul(&r, z, a, NULL), RS_ERR_SHAPE);
   CHECK_OK(rs_ones(&o, ctx, RS_MEM_DEVICE, 1, s3, RS_FLOAT32, NULL));
-  r = o;
-  CHECK_STATUS(rs_matmul(&r, b, a, NULL), RS_ERR_SHAPE); /* result (5, 4) into (3,) */
+  CHECK_STATUS(rs_matmul_into(o, b, a, NULL), RS_ERR_SHAPE); /* result (5, 4) into (3,) */
   tl_release(5, a, b, i, z, o);
 }
 

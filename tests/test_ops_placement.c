@@ -56,8 +56,7 @@ static void test_mixed_implicit(rs_context *ctx) {
   /* a host out of a device op: copied in and back, implicitly */
   CHECK_OK(rs_empty(&ho, ctx, RS_MEM_HOST, 1, &n, RS_FLOAT32));
   CHECK_OK(rs_ledger_begin(ctx));
-  rs_array *o = ho;
-  CHECK_OK(rs_add(&o, d, d, NULL));
+  CHECK_OK(rs_add_into(ho, d, d, NULL));
   CHECK_OK(rs_ledger_end(ctx, &st));
   CHECK_EQ_I64(st.copies[RS_D2H][1], 1);
   CHECK_NEAR(((float *)rs_array_host_data(ho))[7], 2, 0); /* there when the call returns */
@@ -66,8 +65,7 @@ static void test_mixed_implicit(rs_context *ctx) {
   CHECK_OK(rs_guard_push(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW));
   CHECK_STATUS(rs_add(&r, h, d, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK(r == NULL);
-  o = ho;
-  CHECK_STATUS(rs_multiply(&o, d, d, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_multiply_into(ho, d, d, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_NEAR(((float *)rs_array_host_data(ho))[7], 2, 0);
   CHECK_OK(rs_add(&r, d, d, NULL)); /* all on the device: no copy to refuse */
   CHECK_OK(rs_guard_pop(ctx));
@@ -86,14 +84,14 @@ static void test_memory_kinds(rs_context *ctx) {
   CHECK_OK(rs_context_get_props(ctx, &props));
   if (props.can_map_host_memory) {
     CHECK_OK(rs_mapped_array(&m, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C, 0));
-    CHECK_OK(rs_fill(m, rs_scalar_float(4), NULL));
+    CHECK_OK(rs_full_into(m, rs_scalar_float(4), NULL));
     CHECK_OK(rs_sqrt(&r2, m, NULL));
     CHECK_EQ_I64(rs_array_kind(r2), RS_MEM_HOST);
     CHECK_NEAR(((float *)rs_array_host_data(r2))[3], 2, 0);
   }
   if (props.managed_memory) {
     CHECK_OK(rs_managed_array(&mg, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C, RS_ATTACH_GLOBAL));
-    CHECK_OK(rs_fill(mg, rs_scalar_float(9), NULL));
+    CHECK_OK(rs_full_into(mg, rs_scalar_float(9), NULL));
     CHECK_OK(rs_sqrt(&r3, mg, NULL));
     CHECK_EQ_I64(rs_array_kind(r3), RS_MEM_DEVICE); /* managed counts as device */
     double v;
@@ -138,7 +136,7 @@ static void test_streams(rs_context *ctx) {
   rs_array *a = NULL, *b = NULL, *m = NULL;
   CHECK_OK(rs_zeros(&a, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, s));
   CHECK_OK(rs_launch_builtin_sleep(ctx, 20, s)); /* later work must wait for it */
-  CHECK_OK(rs_add_scalar(&a, a, rs_scalar_float(1), s));
+  CHECK_OK(rs_add_scalar_into(a, a, rs_scalar_float(1), s));
   CHECK_OK(rs_multiply_scalar(&b, a, rs_scalar_float(2), s));
   CHECK_OK(rs_max(&m, b, 0, NULL, 0, s));
   CHECK_OK(rs_stream_synchronize(s));

@@ -128,17 +128,14 @@ static void test_reduce_out_and_empty(rs_context *ctx) {
     rs_array *x = NULL, *o = NULL, *r = NULL, *e = NULL, *e2 = NULL, *e3 = NULL, *z = NULL;
     CHECK_OK(rs_arange(&x, ctx, where, 1, 7, 1, RS_INT32, NULL));
     CHECK_OK(rs_empty(&o, ctx, where, 0, NULL, RS_FLOAT64));
-    rs_array *oo = o;
-    CHECK_OK(rs_sum(&oo, x, 0, NULL, 0, NULL)); /* int64 result into a float64 out */
+    CHECK_OK(rs_sum_into(o, x, 0, NULL, 0, NULL)); /* int64 result into a float64 out */
     double v;
     CHECK_OK(rs_array_item_double(o, NULL, &v, NULL));
     CHECK_NEAR(v, 21, 0);
-    oo = x;
-    CHECK_STATUS(rs_mean(&oo, x, 0, NULL, 0, NULL), RS_ERR_SHAPE); /* (6,) out for a 0-d result */
+    CHECK_STATUS(rs_mean_into(x, x, 0, NULL, 0, NULL), RS_ERR_SHAPE); /* (6,) out for a 0-d result */
     rs_array *o8 = NULL;
     CHECK_OK(rs_empty(&o8, ctx, where, 0, NULL, RS_INT8));
-    oo = o8;
-    CHECK_STATUS(rs_mean(&oo, x, 0, NULL, 0, NULL), RS_ERR_DTYPE); /* float64 into int8 */
+    CHECK_STATUS(rs_mean_into(o8, x, 0, NULL, 0, NULL), RS_ERR_DTYPE); /* float64 into int8 */
     rs_array_release(o8);
     /* empty reductions: identities, or an error where there is none */
     CHECK_OK(rs_empty(&e, ctx, where, 1, e0, RS_FLOAT32));

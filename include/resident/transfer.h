@@ -33,7 +33,7 @@ extern "C" {
 rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags);
 
 /* Copy src into an existing device array of the same shape and dtype. */
-rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream);
+rs_status rs_to_device_into(rs_array *dst, const rs_array *src, rs_stream *stream);
 
 /* A new pageable host array (same shape and dtype) filled from src. */
 rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream *stream);

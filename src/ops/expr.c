@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "ops/into.h"
 #include "ops/ops_internal.h"
 
 struct rs_expr {
@@ -151,7 +152,7 @@ rs_status rs_expr_rebind(rs_expr *e, int node, const rs_array *a) {
   return RS_OK;
 }
 
-rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream) {
+static rs_status eval(rs_array **out, rs_expr *e, int root, rs_stream *stream) {
   if (!e) return rs_fail(RS_ERR_NULL_POINTER, "rs_expr_eval: expression is NULL");
   RS_TRY(rs_expr_status(e));
   if (root < 0 || root >= e->b.prog.ninstr)
@@ -207,3 +208,5 @@ rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream) 
   free(b);
   return st;
 }
+
+RS_OPS_PAIR(rs_expr_eval, (rs_expr *e, int root, rs_stream *stream), eval, (e, root, stream))
