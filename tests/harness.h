@@ -41,6 +41,7 @@
 #include "resident/transfer.h"
 #include "resident/stream.h"
 #include "resident/ledger.h"
+#include "known_kernels.h"
 
 #ifndef RS_TEST_TIMEOUT_S
 #define RS_TEST_TIMEOUT_S 120

@@ -2,7 +2,7 @@
  * shows in every host sample), device times come from events, warm-up calls are never
  * recorded, the copies inside a repeat are counted, and the statistics are right.
  *
- * The known delay is rs_launch_builtin_sleep: it keeps the stream busy for a given
+ * The known delay is rs_t_sleep (tests/known_kernels.h): it keeps the stream busy for a given
  * number of milliseconds of device time while the host call returns at once. */
 #include "harness.h"
 #include "resident/bench.h"
@@ -31,7 +31,7 @@ static rs_status sleep_fn(void *user_data) {
   if (s->fail_at && s->calls == s->fail_at) return RS_ERR_INVALID_ARGUMENT;
   double ms = s->calls <= s->slow_calls ? s->slow_ms : s->fast_ms;
   double t0 = rs_t_now_ms_();
-  rs_status st = rs_launch_builtin_sleep(s->ctx, ms, s->stream);
+  rs_status st = rs_t_sleep(s->ctx, ms, s->stream);
   double dt = rs_t_now_ms_() - t0;
   if (dt > s->host_return_ms) s->host_return_ms = dt;
   return st;

@@ -44,7 +44,7 @@ static void check_launch_refused(rs_context *ctx, rs_array *h, const char *dir_n
   float before[N];
   memcpy(before, rs_array_host_data(h), sizeof before);
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_STATUS(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_t_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_MSG(rs_t_contains_(rs_last_error(), dir_name), "%s: message \"%s\" does not name %s", what,
             rs_last_error(), dir_name);
   CHECK_MSG(rs_t_contains_(rs_last_error(), "axpb"), "%s: message \"%s\" does not name the kernel",
@@ -75,11 +75,11 @@ static void test_disallow_refuses_implicit(rs_context *ctx) {
   check_launch_refused(ctx, p, "H2D", "disallow, pinned array");
   CHECK_PASSING();
   /* the guard leaves the message saying implicit copies are the matter */
-  CHECK_STATUS(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_t_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_ERRMSG("implicit");
   /* allowed again: the launch goes through and computes */
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
-  CHECK_OK(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 2.0, 1.0, NULL));
   float want[N];
   fill(want, N, 1.0f);
   for (int i = 0; i < N; i++) want[i] = want[i] * 2.0f + 1.0f;
@@ -99,7 +99,7 @@ static void test_disallow_lets_explicit_pass(rs_context *ctx) {
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW));
   CHECK_OK(rs_ledger_reset(ctx));
   CHECK_OK(rs_to_device(&d, h, NULL, 0));
-  CHECK_OK(rs_launch_builtin_axpb(d, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(d, 2.0, 1.0, NULL));
   CHECK_OK(rs_copy_to_host(&back, d, NULL));
   for (int i = 0; i < N; i++) want[i] = in[i] * 2.0f + 1.0f;
   CHECK_BYTES_EQ(rs_array_host_data(back), want, sizeof want);
@@ -109,7 +109,7 @@ static void test_disallow_lets_explicit_pass(rs_context *ctx) {
   /* a managed array reaches the kernel with no copy: nothing to refuse */
   CHECK_OK(rs_managed_array(&m, ctx, 1, S1(N), RS_FLOAT32, NULL, RS_ORDER_C, RS_ATTACH_GLOBAL));
   memcpy(rs_array_host_data(m), in, sizeof in);
-  CHECK_OK(rs_launch_builtin_axpb(m, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(m, 2.0, 1.0, NULL));
   CHECK_OK(rs_context_synchronize(ctx));
   CHECK_BYTES_EQ(rs_array_host_data(m), want, sizeof want);
   rs_ledger_stats s;
@@ -162,7 +162,7 @@ static void test_disallow_explicit(rs_context *ctx) {
   CHECK_STATUS(rs_array_copy(h2, h, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_ERRMSG("H2H");
   /* implicit copies are refused as well */
-  CHECK_STATUS(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_t_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_OK(rs_context_synchronize(ctx));
 
   /* nothing was recorded, allocated or leaked by the refusals */
@@ -246,7 +246,7 @@ static void test_per_direction(rs_context *ctx) {
   fill(want, N, 9.0f);
   for (int i = 0; i < N; i++) want[i] = want[i] * 2.0f + 1.0f;
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 2.0, 1.0, NULL));
   CHECK_BYTES_EQ(rs_array_host_data(h), want, sizeof want);
   rs_ledger_stats s;
   CHECK_OK(rs_ledger_get_stats(ctx, &s));
@@ -294,7 +294,7 @@ static void test_log_mode(rs_context *ctx) {
   rs_set_log_handler(count_log, &c);
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_LOG));
   CHECK_OK(rs_ledger_reset(ctx));
-  rs_status st = rs_launch_builtin_axpb(h, 2.0, 1.0, NULL);
+  rs_status st = rs_t_axpb(h, 2.0, 1.0, NULL);
   if (st != RS_OK) rs_set_log_handler(NULL, NULL);
   CHECK_OK(st);
   int after_launch = atomic_load(&c.calls);
@@ -319,7 +319,7 @@ static void test_log_mode(rs_context *ctx) {
 
   /* with the handler restored to NULL, our counter is no longer called */
   int before = atomic_load(&c.calls);
-  CHECK_OK(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 2.0, 1.0, NULL));
   CHECK_EQ_I64(atomic_load(&c.calls), before);
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
   CHECK_OK(rs_array_release(d));
@@ -340,7 +340,7 @@ static void test_log_one_direction(rs_context *ctx) {
   rs_set_log_handler(count_log, &c);
   CHECK_OK(rs_guard_set(ctx, RS_D2H, RS_GUARD_LOG));
   rs_status st = RS_OK;
-  for (int i = 0; i < 3 && st == RS_OK; i++) st = rs_launch_builtin_axpb(h, 1.0, 0.0, NULL);
+  for (int i = 0; i < 3 && st == RS_OK; i++) st = rs_t_axpb(h, 1.0, 0.0, NULL);
   rs_set_log_handler(NULL, NULL);
   CHECK_OK(st);
   CHECK_EQ_I64(atomic_load(&c.calls), 3);
@@ -398,7 +398,7 @@ static void test_push_pop(rs_context *ctx) {
   CHECK_MODES(ctx, A, A, A, X);
 
   /* after the pop the launch goes through */
-  CHECK_OK(rs_launch_builtin_axpb(h, 1.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 1.0, 1.0, NULL));
   float want[N];
   fill(want, N, 1.0f);
   for (int i = 0; i < N; i++) want[i] += 1.0f;
@@ -493,7 +493,7 @@ static void test_environment(rs_context *ctx) {
   rs_status launch = RS_OK, mk = rs_host_array(&h, c2, 1, S1(16), RS_FLOAT32, NULL, RS_ORDER_C);
   if (mk == RS_OK) {
     memset(rs_array_host_data(h), 0, 16 * sizeof(float));
-    launch = rs_launch_builtin_axpb(h, 1.0, 1.0, NULL);
+    launch = rs_t_axpb(h, 1.0, 1.0, NULL);
     rs_array_release(h);
   }
   rs_context_destroy(c2);

@@ -123,7 +123,7 @@ static void test_asynchronous_on_a_stream(rs_context *ctx) {
   CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
   rs_launch_config cfg = {.grid = {1}, .block = {32}, .stream = s};
   rs_status st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(1)));
-  if (st == RS_OK) st = rs_launch_builtin_sleep(ctx, 300, s);
+  if (st == RS_OK) st = rs_t_sleep(ctx, 300, s);
   double t0 = rs_t_now_ms_();
   if (st == RS_OK) st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(2)));
   double queued_ms = rs_t_now_ms_() - t0;

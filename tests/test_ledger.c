@@ -109,7 +109,7 @@ static void implicit_style(rs_context *ctx, rs_mem_kind kind) {
       const int64_t nbytes = (int64_t)rs_array_nbytes(h);
       CHECK_EQ_I64(nbytes, NELEM * (int64_t)rs_dtype_size(dts[t]));
       CHECK_OK(rs_ledger_reset(ctx));
-      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
       /* "A launch with implicit copies returns only after the copy back": no synchronize
        * before reading the host array. */
       check_chain(h, n_kernels, what);
@@ -151,7 +151,7 @@ static void test_implicit_sequence(rs_context *ctx) {
   CHECK_OK(make_kind(&h, ctx, RS_MEM_HOST, NELEM, RS_FLOAT32));
   fill_input(h);
   CHECK_OK(rs_ledger_reset(ctx));
-  for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  for (int i = 0; i < 3; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   int64_t count = -1, dropped = -1;
   CHECK_OK(rs_ledger_count(ctx, &count, &dropped));
   CHECK_EQ_I64(dropped, 0);
@@ -202,7 +202,7 @@ static void explicit_style(rs_context *ctx, rs_mem_kind host_kind) {
       CHECK_OK(rs_ledger_reset(ctx));
       CHECK_OK(rs_to_device(&d, h, NULL, 0));
       CHECK_EQ_I64(rs_array_kind(d), RS_MEM_DEVICE);
-      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_launch_builtin_axpb(d, A_COEF, C_COEF, NULL));
+      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));
       CHECK_OK(rs_copy_to_host(&back, d, NULL));
       CHECK_EQ_I64(rs_array_kind(back), RS_MEM_HOST);
       rs_ledger_stats s;
@@ -248,7 +248,7 @@ static void test_mapped_managed_no_copy(rs_context *ctx) {
       CHECK_EQ_I64(rs_array_kind(a), kinds[k]);
       fill_input(a);
       CHECK_OK(rs_ledger_reset(ctx));
-      for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(a, A_COEF, C_COEF, NULL));
+      for (int i = 0; i < 3; i++) CHECK_OK(rs_t_axpb(a, A_COEF, C_COEF, NULL));
       CHECK_OK(rs_context_synchronize(ctx));
       rs_ledger_stats s;
       CHECK_OK(rs_ledger_get_stats(ctx, &s));
@@ -282,13 +282,13 @@ static void test_scopes_nest(rs_context *ctx) {
   CHECK_OK(rs_ledger_reset(ctx));
 
   /* A: before any scope: 1 implicit H2D, 1 implicit D2H, 1 kernel */
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_ledger_begin(ctx)); /* outer */
   /* B: 1 explicit H2D */
   CHECK_OK(rs_to_device(&d, h, NULL, 0));
   CHECK_OK(rs_ledger_begin(ctx)); /* inner */
   /* C: 1 kernel, 1 explicit D2H */
-  CHECK_OK(rs_launch_builtin_axpb(d, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_copy_to_host_into(h, d, NULL));
   rs_ledger_stats inner, inner2, outer, total;
   CHECK_OK(rs_ledger_end(ctx, &inner));
@@ -297,7 +297,7 @@ static void test_scopes_nest(rs_context *ctx) {
   CHECK_OK(rs_to_device_into(d, h, NULL));
   CHECK_OK(rs_ledger_end(ctx, &inner2));
   /* D: 1 implicit H2D, 1 implicit D2H, 1 kernel, in outer only */
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_ledger_end(ctx, &outer));
   CHECK_OK(rs_ledger_get_stats(ctx, &total));
 
@@ -351,7 +351,7 @@ static void test_scopes_three_levels(rs_context *ctx) {
   for (int level = 0; level < 3; level++) {
     CHECK_OK(rs_ledger_begin(ctx));
     /* level L launches L + 1 kernels */
-    for (int i = 0; i <= level; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+    for (int i = 0; i <= level; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   }
   for (int level = 2; level >= 0; level--) CHECK_OK(rs_ledger_end(ctx, &s[level]));
   /* innermost saw 3, middle 2 + 3, outermost 1 + 2 + 3 */
@@ -370,7 +370,7 @@ static void test_scopes_three_levels(rs_context *ctx) {
 /* A scope begun while earlier work is still running does not count that work. */
 static void test_scope_excludes_earlier_work(rs_context *ctx) {
   CHECK_OK(fresh(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   CHECK_OK(rs_ledger_begin(ctx));
   CHECK_OK(rs_context_synchronize(ctx));
   rs_ledger_stats s, total;
@@ -391,7 +391,7 @@ static void test_scope_errors(rs_context *ctx) {
   CHECK_ERRMSG("scope", "begin", "begun");
   /* reset with an open scope is refused, and the scope still works afterwards */
   CHECK_OK(rs_ledger_begin(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 0, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 0, NULL));
   CHECK_STATUS(rs_ledger_reset(ctx), RS_ERR_STATE);
   CHECK_OK(rs_ledger_end(ctx, &s));
   CHECK_EQ_I64(s.kernels, 1);
@@ -429,8 +429,8 @@ static void test_entries_in_order(rs_context *ctx) {
   CHECK_OK(rs_ledger_reset(ctx));
 
   CHECK_OK(rs_to_device(&d, h, NULL, 0));                       /* 0: H2D explicit */
-  CHECK_OK(rs_launch_builtin_axpb(d, A_COEF, C_COEF, NULL));     /* 1: kernel on d */
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));     /* 2,3,4: H2D imp, kernel, D2H imp */
+  CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));     /* 1: kernel on d */
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));     /* 2,3,4: H2D imp, kernel, D2H imp */
   CHECK_OK(rs_copy_to_host_into(h, d, st));                      /* 5: D2H explicit on st */
   CHECK_OK(rs_stream_synchronize(st));
 
@@ -508,9 +508,9 @@ static void timed_ops(rs_context *ctx, int timing) {
   CHECK_OK(make_kind(&d, ctx, RS_MEM_DEVICE, 1 << 16, RS_FLOAT32));
   CHECK_OK(rs_ledger_reset(ctx));
   CHECK_OK(rs_to_device_into(d, h, NULL));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   CHECK_OK(rs_copy_to_host_into(h, d, NULL));
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   rs_ledger_stats s;
   CHECK_OK(rs_ledger_get_stats(ctx, &s)); /* waits for the device times */
   int64_t count = 0;
@@ -582,7 +582,7 @@ static void test_device_times_off(rs_context *ctx) {
 
 static void test_wait_recorded(rs_context *ctx) {
   CHECK_OK(fresh(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   double t0 = rs_t_now_ms_();
   CHECK_OK(rs_stream_synchronize(rs_stream_legacy(ctx)));
   double t1 = rs_t_now_ms_();
@@ -628,7 +628,7 @@ static void test_wait_for_earlier_work(rs_context *ctx) {
   CHECK_OK(rs_t_write_(d, in));
   memset(rs_array_host_data(h), 0, rs_array_nbytes(h));
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   CHECK_OK(rs_copy_to_host_into(h, d, NULL));
   int64_t count = 0;
   CHECK_OK(rs_ledger_count(ctx, &count, NULL));
@@ -671,7 +671,7 @@ static void test_print(rs_context *ctx) {
   CHECK_OK(make_kind(&h, ctx, RS_MEM_HOST, 250000, RS_FLOAT32));
   fill_input(h);
   CHECK_OK(rs_ledger_reset(ctx));
-  for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  for (int i = 0; i < 3; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   rs_ledger_stats s;
   CHECK_OK(rs_ledger_get_stats(ctx, &s));
 

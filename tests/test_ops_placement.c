@@ -135,7 +135,7 @@ static void test_streams(rs_context *ctx) {
   CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
   rs_array *a = NULL, *b = NULL, *m = NULL;
   CHECK_OK(rs_zeros(&a, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, s));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 20, s)); /* later work must wait for it */
+  CHECK_OK(rs_t_sleep(ctx, 20, s)); /* later work must wait for it */
   CHECK_OK(rs_add_scalar_into(a, a, rs_scalar_float(1), s));
   CHECK_OK(rs_multiply_scalar(&b, a, rs_scalar_float(2), s));
   CHECK_OK(rs_max(&m, b, 0, NULL, 0, s));

@@ -9,8 +9,8 @@
  * arguments are never copied back. A launch with implicit copies returns only after the
  * copy back, so the host array holds the result.
  *
- * Built-in kernels are part of the library and run on every backend. User kernels are
- * CUDA C source compiled at run time: see "USER KERNELS" below.
+ * Kernels are CUDA C source compiled at run time: see "USER KERNELS" below (the library's
+ * own array operations are in resident/ops.h).
  *
  * Thread safety: launches are thread-safe; concurrent launches on the same array race as
  * they would on a GPU.
@@ -24,15 +24,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* x = x * a + c, elementwise, in x's own precision (float32 or float64; other dtypes are
- * RS_ERR_DTYPE). x must be contiguous (C or F): RS_ERR_NOT_CONTIGUOUS otherwise. The seed
- * pipeline's kernel: a[i] = a[i] * 1.0001f + 1. */
-rs_status rs_launch_builtin_axpb(rs_array *x, double a, double c, rs_stream *stream);
-
-/* Keep the stream busy for ms milliseconds of device time: a known delay for tests,
- * demos and timing checks. ms must be in [0, 60000]. */
-rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream);
 
 /* ==== USER KERNELS ======================================================================
  *
