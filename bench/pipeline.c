@@ -44,7 +44,7 @@ static run_result run(rs_context *ctx, const rs_pipe_kernel *pk, rs_array *host,
     for (int k = 0; k < kernels; k++) CHECK(rs_pipe_kernel_launch(pk, host, 1.0001, 1.0));
   } else {
     rs_array *dev = NULL;
-    CHECK(rs_to_device(&dev, host, NULL, 0));
+    CHECK(rs_to_device(&dev, host, 0, NULL));
     for (int k = 0; k < kernels; k++) CHECK(rs_pipe_kernel_launch(pk, dev, 1.0001, 1.0));
     CHECK(rs_copy_to_host_into(host, dev, NULL));
     CHECK(rs_stream_synchronize(rs_stream_legacy(ctx)));

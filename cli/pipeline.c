@@ -180,7 +180,7 @@ static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, const rs_pipe_k
     for (long k = 0; st == RS_OK && k < o->kernels; k++) st = rs_pipe_kernel_launch(pk, host, RS_PIPE_A, RS_PIPE_C);
   } else {
     rs_array *dev = NULL;
-    st = rs_to_device(&dev, host, NULL, 0);
+    st = rs_to_device(&dev, host, 0, NULL);
     for (long k = 0; st == RS_OK && k < o->kernels; k++) st = rs_pipe_kernel_launch(pk, dev, RS_PIPE_A, RS_PIPE_C);
     if (st == RS_OK) st = rs_copy_to_host_into(host, dev, NULL);
     if (st == RS_OK) st = rs_stream_synchronize(rs_stream_legacy(ctx));
@@ -267,7 +267,7 @@ int rs_cmd_pipeline(int argc, char **argv) {
     }
     rs_pipe_print_sequence(ctx, o.show);
     printf("\n");
-    rs_ledger_print(stdout, &res[m].stats, res[m].wall_ms, o.bandwidth);
+    rs_ledger_print(&res[m].stats, res[m].wall_ms, o.bandwidth, stdout);
     double tol = (o.dtype == RS_FLOAT32 ? 2e-7 : 1e-15) * (double)(o.kernels + 1) * 4;
     int ok = res[m].error <= tol;
     printf("  result vs CPU loop: %s (worst relative error %.3g, tolerance %.3g)\n", ok ? "OK" : "WRONG",

@@ -31,8 +31,8 @@ rs_status example_grid_stride(rs_context *ctx, int64_t n, int repeats, double *m
   }
   if (st == RS_OK) st = rs_host_array_wrap(&hx, ctx, x, 1, &n, RS_FLOAT32, NULL);
   if (st == RS_OK) st = rs_host_array_wrap(&hy, ctx, y, 1, &n, RS_FLOAT32, NULL);
-  if (st == RS_OK) st = rs_to_device(&dx, hx, NULL, 0);
-  if (st == RS_OK) st = rs_to_device(&dy, hy, NULL, 0);
+  if (st == RS_OK) st = rs_to_device(&dx, hx, 0, NULL);
+  if (st == RS_OK) st = rs_to_device(&dy, hy, 0, NULL);
   if (st == RS_OK) st = rs_kernel_create(&k, ctx, grid_stride_source, "axpy", NULL);
   rs_device_props props;
   if (st == RS_OK) st = rs_context_get_props(ctx, &props);

@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   }
   printf("normalize: %lld numbers on the %s (%s backend): worst |row sum - 1| = %.3g, %.1f ms\n", (long long)n,
          where == RS_MEM_HOST ? "host" : "device", rs_backend_name(rs_context_backend(ctx)), worst, ms);
-  rs_ledger_print(stdout, &stats, ms, RS_DEFAULT_PCIE_GBS);
+  rs_ledger_print(&stats, ms, RS_DEFAULT_PCIE_GBS, stdout);
   rs_context_destroy(ctx);
   return worst < 1e-12 ? 0 : 1;
 }

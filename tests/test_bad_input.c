@@ -64,8 +64,8 @@ static void test_null_pointers(rs_context *ctx) {
   /* copies */
   CHECK_STATUS(rs_array_copy(NULL, d, NULL), RS_ERR_NULL_POINTER);
   CHECK_STATUS(rs_array_copy(d, NULL, NULL), RS_ERR_NULL_POINTER);
-  CHECK_STATUS(rs_to_device(NULL, d, NULL, 0), RS_ERR_NULL_POINTER);
-  CHECK_STATUS(rs_to_device(&a, NULL, NULL, 0), RS_ERR_NULL_POINTER);
+  CHECK_STATUS(rs_to_device(NULL, d, 0, NULL), RS_ERR_NULL_POINTER);
+  CHECK_STATUS(rs_to_device(&a, NULL, 0, NULL), RS_ERR_NULL_POINTER);
   CHECK_STATUS(rs_copy_to_host(&a, NULL, NULL), RS_ERR_NULL_POINTER);
   CHECK_STATUS(rs_to_device_into(NULL, d, NULL), RS_ERR_NULL_POINTER);
   CHECK_STATUS(rs_copy_to_host_into(NULL, d, NULL), RS_ERR_NULL_POINTER);

@@ -177,7 +177,7 @@ static void test_copies_counted(rs_context *ctx) {
   char printed[2][512] = {"", ""};
   int lines = 0;
   FILE *f = tmpfile();
-  rs_status pst = f ? rs_bench_print(f, &r) : RS_ERR_INTERNAL;
+  rs_status pst = f ? rs_bench_print(&r, f) : RS_ERR_INTERNAL;
   if (f) {
     rewind(f);
     char line[512];
@@ -308,7 +308,7 @@ static void test_bad_options(rs_context *ctx) {
   o = (rs_bench_options){0, 1, NULL};
   CHECK_FAILS(rs_benchmark(ctx, "no function", NULL, &s, &o, &r));
   CHECK_FAILS(rs_benchmark(ctx, "no result", sleep_fn, &s, &o, NULL));
-  CHECK_FAILS(rs_bench_print(NULL, &r));
+  CHECK_FAILS(rs_bench_print(&r, NULL));
   CHECK_EQ_I64(s.calls, 0);
   /* defaults as documented */
   rs_bench_options d = rs_bench_defaults();

@@ -98,7 +98,7 @@ static void test_disallow_lets_explicit_pass(rs_context *ctx) {
   memcpy(rs_array_host_data(h), in, sizeof in);
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW));
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
   CHECK_OK(rs_t_axpb(d, 2.0, 1.0, NULL));
   CHECK_OK(rs_copy_to_host(&back, d, NULL));
   for (int i = 0; i < N; i++) want[i] = in[i] * 2.0f + 1.0f;
@@ -147,7 +147,7 @@ static void test_disallow_explicit(rs_context *ctx) {
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW_EXPLICIT));
   CHECK_OK(rs_ledger_reset(ctx));
   out = (rs_array *)&out; /* must be cleared */
-  CHECK_STATUS(rs_to_device(&out, h, NULL, 0), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_to_device(&out, h, 0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK(out == NULL);
   CHECK_ERRMSG("H2D");
   CHECK_ERRMSG("to_device");
@@ -198,7 +198,7 @@ static void test_disallow_explicit_one_direction(rs_context *ctx) {
   memcpy(rs_array_host_data(h), hv, sizeof hv);
   CHECK_OK(rs_guard_set(ctx, RS_D2H, RS_GUARD_DISALLOW_EXPLICIT));
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
   CHECK_STATUS(rs_copy_to_host(&out, d, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK(out == NULL);
   CHECK_ERRMSG("D2H");
@@ -299,7 +299,7 @@ static void test_log_mode(rs_context *ctx) {
   CHECK_OK(st);
   int after_launch = atomic_load(&c.calls);
   /* explicit copies are not logged in log mode */
-  st = rs_to_device(&d, h, NULL, 0);
+  st = rs_to_device(&d, h, 0, NULL);
   int after_explicit = atomic_load(&c.calls);
   rs_set_log_handler(NULL, NULL);
   CHECK_OK(st);

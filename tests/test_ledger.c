@@ -200,7 +200,7 @@ static void explicit_style(rs_context *ctx, rs_mem_kind host_kind) {
       fill_input(h);
       const int64_t nbytes = (int64_t)rs_array_nbytes(h);
       CHECK_OK(rs_ledger_reset(ctx));
-      CHECK_OK(rs_to_device(&d, h, NULL, 0));
+      CHECK_OK(rs_to_device(&d, h, 0, NULL));
       CHECK_EQ_I64(rs_array_kind(d), RS_MEM_DEVICE);
       for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));
       CHECK_OK(rs_copy_to_host(&back, d, NULL));
@@ -285,7 +285,7 @@ static void test_scopes_nest(rs_context *ctx) {
   CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_ledger_begin(ctx)); /* outer */
   /* B: 1 explicit H2D */
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
   CHECK_OK(rs_ledger_begin(ctx)); /* inner */
   /* C: 1 kernel, 1 explicit D2H */
   CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));
@@ -428,7 +428,7 @@ static void test_entries_in_order(rs_context *ctx) {
   CHECK_OK(rs_stream_create(&st, ctx, 0));
   CHECK_OK(rs_ledger_reset(ctx));
 
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));                       /* 0: H2D explicit */
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));                       /* 0: H2D explicit */
   CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));     /* 1: kernel on d */
   CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));     /* 2,3,4: H2D imp, kernel, D2H imp */
   CHECK_OK(rs_copy_to_host_into(h, d, st));                      /* 5: D2H explicit on st */
@@ -677,13 +677,13 @@ static void test_print(rs_context *ctx) {
 
   FILE *f = tmpfile();
   CHECK(f != NULL);
-  CHECK_STATUS(rs_ledger_print(f, &s, 10.0, 0.0), RS_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rs_ledger_print(f, &s, 10.0, -3.0), RS_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rs_ledger_print(f, &s, 0.0, -1e-9), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_ledger_print(&s, 10.0, 0.0, f), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_ledger_print(&s, 10.0, -3.0, f), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_ledger_print(&s, 0.0, -1e-9, f), RS_ERR_INVALID_ARGUMENT);
   CHECK_MSG(ftell(f) == 0, "a refused print wrote %ld bytes", ftell(f));
   /* at 0.0256 GB/s, 3 MB take 3e6 / 25.6e6 s = 117.1875 ms */
   const double bw = 0.0256, est = 3e6 / (bw * 1e6);
-  rs_status st = rs_ledger_print(f, &s, 500.0, bw);
+  rs_status st = rs_ledger_print(&s, 500.0, bw, f);
   if (st != RS_OK) {
     fclose(f);
     FAIL("rs_ledger_print: %s \"%s\"", rs_status_name(st), rs_t_msg_());
@@ -725,7 +725,7 @@ static void test_print(rs_context *ctx) {
   /* the teaching default and no wall time are accepted too */
   f = tmpfile();
   CHECK(f != NULL);
-  st = rs_ledger_print(f, &s, 0.0, RS_DEFAULT_PCIE_GBS);
+  st = rs_ledger_print(&s, 0.0, RS_DEFAULT_PCIE_GBS, f);
   long written = ftell(f);
   fclose(f);
   CHECK_MSG(st == RS_OK, "rs_ledger_print(default bandwidth): %s", rs_status_name(st));

@@ -411,7 +411,7 @@ static void test_pinned_staging_for_strided_copies(rs_context *ctx) {
   rs_array *h = NULL, *hv = NULL, *d = NULL;
   CHECK_OK(rs_host_array_wrap(&h, c, data, 1, S1(64), RS_FLOAT32, NULL));
   CHECK_OK(rs_array_slice(&hv, h, 1, (rs_slice[]){{0, 64, 2}}));
-  CHECK_OK(rs_to_device(&d, hv, NULL, 0));
+  CHECK_OK(rs_to_device(&d, hv, 0, NULL));
   float back[32];
   CHECK_OK(rs_t_read_(d, back));
   for (int i = 0; i < 32; i++) CHECK_NEAR(back[i], 2.0 * i, 0);

@@ -130,7 +130,7 @@ static void test_to_device_too_big(rs_context *ctx) {
   CHECK(total > 0 && total <= ((size_t)4 << 30));
   rs_array *h = NULL, *d = NULL;
   CHECK_OK(rs_host_array(&h, ctx, 1, S1((int64_t)total + 4096), RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_STATUS(rs_to_device(&d, h, NULL, 0), RS_ERR_OUT_OF_MEMORY);
+  CHECK_STATUS(rs_to_device(&d, h, 0, NULL), RS_ERR_OUT_OF_MEMORY);
   CHECK(d == NULL);
   rs_live_stats st;
   CHECK_OK(rs_context_get_live_stats(ctx, &st));

@@ -370,7 +370,7 @@ static void test_astype_nan(rs_context *ctx) {
   double data[4] = {NAN, INFINITY, -1e20, 3.7};
   rs_array *w = NULL, *d = NULL, *r64 = NULL, *r32 = NULL, *r8 = NULL;
   CHECK_OK(rs_host_array_wrap(&w, ctx, data, 1, &n, RS_FLOAT64, NULL));
-  CHECK_OK(rs_to_device(&d, w, NULL, 0));
+  CHECK_OK(rs_to_device(&d, w, 0, NULL));
   CHECK_OK(rs_astype(&r64, d, RS_INT64, NULL));
   CHECK_OK(rs_astype(&r32, d, RS_INT32, NULL));
   CHECK_OK(rs_astype(&r8, d, RS_UINT8, NULL));

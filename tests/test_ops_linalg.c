@@ -186,7 +186,7 @@ static void test_svd_rank_deficient(rs_context *ctx) {
     if (pl) {
       CHECK_OK(rs_copy(&a, h, NULL));
     } else {
-      CHECK_OK(rs_to_device(&a, h, NULL, 0));
+      CHECK_OK(rs_to_device(&a, h, 0, NULL));
     }
     CHECK_OK(rs_svd(&u, &sv, &vh, a, 1, NULL));
     double s[3], rec, orth;

@@ -47,7 +47,7 @@ static void test_negative_nan(rs_context *ctx) {
   int64_t n = 6;
   rs_array *h = NULL, *d = NULL, *r = NULL, *ix = NULL;
   CHECK_OK(rs_host_array_wrap(&h, ctx, data, 1, &n, RS_FLOAT64, NULL));
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
   CHECK_OK(rs_sort(&r, d, NULL));
   CHECK_OK(rs_argsort(&ix, d, NULL));
   double got[6];

@@ -21,7 +21,7 @@ static void round_trip(rs_context *c, int64_t bytes, uint64_t seed) {
   CHECK_OK(rs_host_array(&src, c, 1, &bytes, RS_UINT8, NULL, RS_ORDER_C));
   rs_t_pattern_(rs_array_host_data(src), (size_t)bytes, seed);
   CHECK_OK(rs_ledger_reset(c));
-  CHECK_OK(rs_to_device(&dev, src, NULL, 0));
+  CHECK_OK(rs_to_device(&dev, src, 0, NULL));
   CHECK_OK(rs_copy_to_host(&back, dev, NULL));
   CHECK_BYTES_EQ(rs_array_host_data(back), rs_array_host_data(src), (size_t)bytes);
   rs_ledger_stats s;

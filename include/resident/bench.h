@@ -64,7 +64,7 @@ rs_bench_summary rs_bench_summarize(const double *values, int n);
 /* One line of timings, then the copies on a line of their own:
  *   name      host   1.234 ms +/- 0.010 (median 1.230, min 1.220)  device 1.100 ms ...
  *             copies 2 per run, 200.00 MB, 8.100 ms                              */
-rs_status rs_bench_print(FILE *f, const rs_bench_result *r);
+rs_status rs_bench_print(const rs_bench_result *r, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -106,7 +106,7 @@ rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *ou
 /* Print a report: one line per direction and kind of copy (count, bytes, time, the
  * estimated PCIe time at bandwidth_gbs GB/s), then kernel time, waits, and the rest of
  * wall_ms (pass 0 if unknown). bandwidth_gbs <= 0 is RS_ERR_INVALID_ARGUMENT. */
-rs_status rs_ledger_print(FILE *f, const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs);
+rs_status rs_ledger_print(const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs, FILE *f);
 
 /* The teaching default for the PCIe estimate: 12 GB/s each way. */
 #define RS_DEFAULT_PCIE_GBS 12.0

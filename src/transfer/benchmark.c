@@ -129,7 +129,7 @@ rs_status rs_benchmark(rs_context *ctx, const char *name, rs_bench_fn fn, void *
   return RS_OK;
 }
 
-rs_status rs_bench_print(FILE *f, const rs_bench_result *r) {
+rs_status rs_bench_print(const rs_bench_result *r, FILE *f) {
   if (!f || !r) return rs_fail(RS_ERR_NULL_POINTER, "rs_bench_print: NULL argument");
   fprintf(f, "%-36s host %10.4f ms +/- %.4f (median %.4f, min %.4f)   device %10.4f ms (median %.4f)\n",
           r->name, r->host.mean, r->host.stddev, r->host.median, r->host.min, r->device.mean,
