@@ -2,7 +2,7 @@
  * has no demo kernels of its own):
  *
  *   rs_t_sleep(ctx, ms, stream)  keeps `stream` busy for ms milliseconds of device time
- *                                (a busy wait on the device clock), the kernel "sleep";
+ *                                (a busy wait on the device clock), the kernel "busy_sleep";
  *   rs_t_axpb(x, a, c, stream)   x = x * a + c for float32 / float64 through the launch
  *                                path, the kernel "axpb": a host x is copied in and back
  *                                implicitly, recorded by the ledger, subject to the guard.
@@ -21,7 +21,7 @@
  * gets its own clock: %globaltimer (nanoseconds, independent of the SM clock) on CUDA,
  * the shim's clock64() (monotonic nanoseconds) on the simulator. */
 #define RS_T_SLEEP_BODY                                                  \
-  "extern \"C\" __global__ void sleep(unsigned long long ns) {\n"        \
+  "extern \"C\" __global__ void busy_sleep(unsigned long long ns) {\n"   \
   "  unsigned long long t0 = now_ns();\n"                                \
   "  while (now_ns() - t0 < ns) __nanosleep(1000);\n"                    \
   "}\n"
@@ -55,7 +55,7 @@ static inline rs_status rs_t_kernels_build_(rs_t_kernel_set_ *k, rs_context *ctx
   const char *f32[] = {"-DREAL=float"}, *f64[] = {"-DREAL=double"};
   rs_kernel_options o32 = {.noptions = 1, .options = f32}, o64 = {.noptions = 1, .options = f64};
   const char *sleep_src = rs_context_backend(ctx) == RS_BACKEND_CUDA ? rs_t_sleep_src_cuda_ : rs_t_sleep_src_sim_;
-  rs_status st = rs_kernel_create(&k->sleep, ctx, sleep_src, "sleep", NULL);
+  rs_status st = rs_kernel_create(&k->sleep, ctx, sleep_src, "busy_sleep", NULL);
   if (st == RS_OK) st = rs_kernel_create(&k->axpb_f32, ctx, rs_t_axpb_src_, "axpb", &o32);
   if (st == RS_OK) st = rs_kernel_create(&k->axpb_f64, ctx, rs_t_axpb_src_, "axpb", &o64);
   if (st == RS_OK) k->ctx = ctx;
