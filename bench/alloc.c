@@ -168,10 +168,10 @@ int main(int argc, char **argv) {
   }
   /* The pool's figures are hits: show it. */
   rs_memory_stats st;
-  if (!res_check(rs_memory_stats_get(&st, ctx[0], RS_SPACE_DEVICE), "rs_memory_stats_get"))
+  if (!res_check(rs_memory_get_stats(ctx[0], RS_SPACE_DEVICE, &st), "rs_memory_get_stats"))
     printf("pool: %lld allocations, %lld hits, %lld misses\n", (long long)st.allocations,
            (long long)st.hits, (long long)st.misses);
-  if (!res_check(rs_memory_stats_get(&st, ctx[1], RS_SPACE_DEVICE), "rs_memory_stats_get"))
+  if (!res_check(rs_memory_get_stats(ctx[1], RS_SPACE_DEVICE, &st), "rs_memory_get_stats"))
     printf("direct: %lld allocations, %lld flushes of the pending-deallocation queue\n",
            (long long)st.allocations, (long long)st.flushes);
   printf(

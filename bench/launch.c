@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
   rs_status st = rs_context_create(&ctx, RS_BACKEND_CUDA, 0);
   if (st != RS_OK) return fail("rs_context_create(cuda)", st);
   rs_device_props props;
-  if ((st = rs_context_props(ctx, &props)) != RS_OK) return fail("rs_context_props", st);
+  if ((st = rs_context_get_props(ctx, &props)) != RS_OK) return fail("rs_context_get_props", st);
   rs_kernel *k = NULL;
   if ((st = rs_kernel_create(&k, ctx, empty_source, "empty_k", NULL)) != RS_OK) return fail("rs_kernel_create", st);
   int64_t one = 1;

@@ -61,7 +61,7 @@ static rs_status queued_ms(double *out, rs_context *ctx, rs_bench_fn fn, void *w
     if (st == RS_OK) st = rs_event_record(b, NULL);
     if (st == RS_OK) st = rs_event_synchronize(b);
     float e = 0;
-    if (st == RS_OK) st = rs_event_elapsed_ms(&e, a, b);
+    if (st == RS_OK) st = rs_event_elapsed_ms(a, b, &e);
     ms[r] = e / QUEUED;
   }
   if (st == RS_OK) {
@@ -99,19 +99,19 @@ static int measure(const char *name, rs_bench_fn fn, work *w, double bytes, int 
                    double *call_gbs, double *queued_gbs) {
   rs_bench_result r = {0};
   rs_bench_options o = {3, repeat, NULL};
-  rs_status st = rs_benchmark(&r, w->ctx, name, fn, w, &o);
+  rs_status st = rs_benchmark(w->ctx, name, fn, w, &o, &r);
   double queued = 0;
   if (st == RS_OK && bytes > 0 && r.device.median > 0) st = queued_ms(&queued, w->ctx, fn, w, repeat);
   if (st != RS_OK) {
     fprintf(stderr, "ops: %s: %s: %s\n", name, rs_status_name(st), rs_last_error());
-    rs_bench_result_free(&r);
+    rs_bench_result_destroy(&r);
     return 1;
   }
   double ms = r.device.median > 0 ? r.device.median : r.host.median;
   if (call_gbs) *call_gbs = bytes > 0 && ms > 0 ? bytes / (ms * 1e6) : 0;
   if (queued_gbs) *queued_gbs = bytes > 0 && queued > 0 ? bytes / (queued * 1e6) : 0;
   report(name, &r, queued, bytes, note);
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   return 0;
 }
 
@@ -133,31 +133,32 @@ static rs_status do_ones_new(void *p) {
 static rs_status do_ones_into(void *p) { return rs_ones_into(((work *)p)->y, NULL); }
 static rs_status do_scale(void *p) {
   work *w = p;
-  return rs_multiply_scalar(&w->y, w->x, rs_scalar_float(5), NULL);
+  return rs_multiply_scalar_into(w->y, w->x, rs_scalar_float(5), NULL);
 }
 static rs_status do_three(void *p) { /* x*5; x*x; x+x as three kernels */
   work *w = p;
-  rs_status st = rs_multiply_scalar(&w->y, w->x, rs_scalar_float(5), NULL);
-  if (st == RS_OK) st = rs_multiply(&w->y, w->y, w->y, NULL);
-  if (st == RS_OK) st = rs_add(&w->y, w->y, w->y, NULL);
+  rs_status st = rs_multiply_scalar_into(w->y, w->x, rs_scalar_float(5), NULL);
+  if (st == RS_OK) st = rs_multiply_into(w->y, w->y, w->y, NULL);
+  if (st == RS_OK) st = rs_add_into(w->y, w->y, w->y, NULL);
   return st;
 }
 static rs_status do_fused(void *p) {
   work *w = p;
-  return rs_expr_eval(&w->y, w->e, w->root, NULL);
+  return rs_expr_eval_into(w->y, w->e, w->root, NULL);
 }
 static rs_status do_sum(void *p) {
   work *w = p;
-  return rs_sum(&w->z, w->x, 0, NULL, 0, NULL);
+  /* the first (warm-up) call makes the result, later ones reuse it */
+  return w->z ? rs_sum_into(w->z, w->x, 0, NULL, 0, NULL) : rs_sum(&w->z, w->x, 0, NULL, 0, NULL);
 }
 static rs_status do_rowsum(void *p) {
   work *w = p;
   int axis = 1;
-  return rs_sum(&w->z, w->x, 1, &axis, 0, NULL);
+  return w->z ? rs_sum_into(w->z, w->x, 1, &axis, 0, NULL) : rs_sum(&w->z, w->x, 1, &axis, 0, NULL);
 }
 static rs_status do_sort(void *p) {
   work *w = p;
-  return rs_sort(&w->y, w->x, NULL);
+  return rs_sort_into(w->y, w->x, NULL);
 }
 static rs_status do_normalize(void *p) { /* the seed exercise, all of it, one scalar back */
   work *w = p;
@@ -166,13 +167,15 @@ static rs_status do_normalize(void *p) { /* the seed exercise, all of it, one sc
 }
 static rs_status do_svd(void *p) {
   work *w = p;
+  if (w->s) return rs_svd_into(w->u, w->s, w->vh, w->a, 0, NULL);
   return rs_svd(&w->u, &w->s, &w->vh, w->a, 0, NULL);
 }
 static rs_status do_svd_full(void *p) {
   work *w = p;
   rs_array_release(w->u);
+  rs_array_release(w->s);
   rs_array_release(w->vh);
-  w->u = w->vh = NULL;
+  w->u = w->s = w->vh = NULL;
   return rs_svd(&w->u, &w->s, &w->vh, w->a, 1, NULL);
 }
 
@@ -193,11 +196,11 @@ static void svd_errors(work *w, double *rec, double *orth) {
   *rec = *orth = NAN;
   int64_t k = rs_array_shape(w->s)[0];
   if (rs_array_expand_dims(&sx, w->s, 0) == RS_OK && rs_multiply(&us, w->u, sx, NULL) == RS_OK &&
-      rs_matmul(&back, us, w->vh, NULL) == RS_OK && rs_allclose_report(&r, back, w->a, 0, 0, 0, NULL) == RS_OK)
+      rs_matmul(&back, us, w->vh, NULL) == RS_OK && rs_allclose_report(back, w->a, 0, 0, 0, &r, NULL) == RS_OK)
     *rec = r.max_abs_diff;
   if (rs_array_transpose(&ut, w->u) == RS_OK && rs_matmul(&utu, ut, w->u, NULL) == RS_OK &&
       rs_eye(&eye, w->ctx, RS_MEM_DEVICE, k, k, 0, RS_FLOAT64, NULL) == RS_OK &&
-      rs_allclose_report(&r, utu, eye, 0, 0, 0, NULL) == RS_OK)
+      rs_allclose_report(utu, eye, 0, 0, 0, &r, NULL) == RS_OK)
     *orth = r.max_abs_diff;
   rs_array *all[] = {sx, us, back, ut, utu, eye};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rs_array_release(all[i]);
@@ -222,7 +225,7 @@ int main(int argc, char **argv) {
   work w = {0};
   TRY(rs_context_create(&w.ctx, RS_BACKEND_AUTO, 0));
   rs_device_props props;
-  TRY(rs_context_props(w.ctx, &props));
+  TRY(rs_context_get_props(w.ctx, &props));
   printf("bench/ops: resident %s on %s (%s backend)%s\n", rs_version(), props.name,
          rs_backend_name(rs_context_backend(w.ctx)), quick ? ", quick sizes" : "");
   int fails = 0;

@@ -66,8 +66,7 @@ static int res_run(const res_bufs *b, enum op op) {
     default: st = rs_array_copy(b->dev_b, b->dev_a, NULL); break;
   }
   if (res_check(st, op_names[op])) return -1;
-  /* rs_stream_synchronize(NULL) cannot tell which context's default stream is meant;
-   * the context-wide wait is the counterpart of cudaDeviceSynchronize below. */
+  /* The context-wide wait is the counterpart of cudaDeviceSynchronize below. */
   return res_check(rs_context_synchronize(b->ctx), "rs_context_synchronize");
 }
 
@@ -239,7 +238,7 @@ int main(void) {
   rs_context *ctx = NULL;
   if (res_check(rs_context_create(&ctx, RS_BACKEND_CUDA, 0), "rs_context_create(cuda, 0)")) return 1;
   rs_device_props props;
-  if (res_check(rs_context_props(ctx, &props), "rs_context_props")) {
+  if (res_check(rs_context_get_props(ctx, &props), "rs_context_get_props")) {
     rs_context_destroy(ctx);
     return 1;
   }

@@ -36,13 +36,13 @@ int rs_cmd_bandwidth(int argc, char **argv) {
       rs_bw_usage(stdout);
       return 0;
     } else if ((v = rs_opt_value(argc, argv, &i, "--min", &missing))) {
-      if (rs_parse_bytes(&min, v) != RS_OK || min == 0) return rs_bw_bad("--min '%s': expected a size above 0", v);
+      if (rs_parse_bytes(v, &min) != RS_OK || min == 0) return rs_bw_bad("--min '%s': expected a size above 0", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--max", &missing))) {
-      if (rs_parse_bytes(&max, v) != RS_OK || max == 0) return rs_bw_bad("--max '%s': expected a size above 0", v);
+      if (rs_parse_bytes(v, &max) != RS_OK || max == 0) return rs_bw_bad("--max '%s': expected a size above 0", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--repeat", &missing))) {
       if (rs_opt_int(&repeat, v, 1, 100000)) return rs_bw_bad("--repeat '%s': expected a count from 1", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
-      if (rs_backend_from_name(&backend, v) != RS_OK) return rs_bw_bad("--backend '%s': expected auto, cuda or sim", v);
+      if (rs_backend_from_name(v, &backend) != RS_OK) return rs_bw_bad("--backend '%s': expected auto, cuda or sim", v);
     } else if (missing) {
       return rs_bw_bad("%s needs a value", argv[i]);
     } else {
@@ -60,7 +60,7 @@ int rs_cmd_bandwidth(int argc, char **argv) {
     return rs_bw_bad("--min is above --max%s", "");
   }
   rs_device_props p;
-  rs_context_props(ctx, &p);
+  rs_context_get_props(ctx, &p);
   printf("backend %s, %s\n", rs_backend_name(rs_context_backend(ctx)), p.name);
   printf("%12s", "size");
   for (int k = 0; k < RS_BW_KINDS; k++) printf(" %13s", rs_bw_kind_name((rs_bw_kind)k));

@@ -87,7 +87,7 @@ static int parse(bench_opts *o, int argc, char **argv) {
     } else if ((v = rs_opt_value(argc, argv, &i, "--budget", &missing))) {
       if (rs_opt_double(&o->budget_ms, v) || !(o->budget_ms > 0)) return bad("--budget '%s': expected milliseconds above 0", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
-      if (rs_backend_from_name(&o->backend, v) != RS_OK) return bad("--backend '%s': expected auto, cuda or sim", v);
+      if (rs_backend_from_name(v, &o->backend) != RS_OK) return bad("--backend '%s': expected auto, cuda or sim", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--plot", &missing))) {
       o->plot = v;
     } else if (missing) {
@@ -109,19 +109,19 @@ static rs_status time_point(double *ms, int *ok, rs_context *ctx, const rs_bw_wo
   rs_status st = w->setup(&s);
   /* a first timed run tells how many fit in the budget (it is also the warm-up) */
   rs_bench_options once = {1, 1, NULL};
-  if (st == RS_OK) st = rs_benchmark(&r, ctx, w->name, w->run, &s, &once);
+  if (st == RS_OK) st = rs_benchmark(ctx, w->name, w->run, &s, &once, &r);
   if (st == RS_OK) {
     double first = r.host.median > 0 ? r.host.median : 1e-3;
     int repeat = (int)fmin(50, fmax(1, budget_ms / first));
-    rs_bench_result_free(&r);
+    rs_bench_result_destroy(&r);
     rs_bench_options opts = {0, repeat, NULL};
-    st = rs_benchmark(&r, ctx, w->name, w->run, &s, &opts);
+    st = rs_benchmark(ctx, w->name, w->run, &s, &opts, &r);
   }
   if (st == RS_OK) {
     *ms = r.host.median;
     *ok = w->ok(&s);
   }
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   rs_bw_teardown(&s);
   return st;
 }
@@ -154,7 +154,7 @@ int rs_cmd_bench(int argc, char **argv) {
     return 1;
   }
   rs_device_props props;
-  if (rs_context_props(ctx, &props) != RS_OK) snprintf(props.name, sizeof props.name, "?");
+  if (rs_context_get_props(ctx, &props) != RS_OK) snprintf(props.name, sizeof props.name, "?");
   const char *bname = rs_backend_name(rs_context_backend(ctx));
   int tty = isatty(2), code = 0, first_plot = 1;
   int w0 = o.workload < 0 ? 0 : o.workload, w1 = o.workload < 0 ? rs_bw_nworkloads : o.workload + 1;

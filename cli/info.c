@@ -40,14 +40,14 @@ int rs_cmd_info(int argc, char **argv) {
   const rs_backend_kind kinds[] = {RS_BACKEND_CUDA, RS_BACKEND_SIM};
   for (int k = 0; k < 2; k++) {
     int count = 0;
-    if (rs_device_count(&count, kinds[k]) != RS_OK) {
+    if (rs_device_count(kinds[k], &count) != RS_OK) {
       printf("\n%s: unavailable (%s)\n", rs_backend_name(kinds[k]), rs_last_error());
       continue;
     }
     printf("\n%s: %d device%s\n", rs_backend_name(kinds[k]), count, count == 1 ? "" : "s");
     for (int d = 0; d < count; d++) {
       rs_device_props p;
-      if (rs_device_get_props(&p, kinds[k], d) == RS_OK)
+      if (rs_device_get_props(kinds[k], d, &p) == RS_OK)
         rs_print_props(&p, d);
       else
         printf("  device %d: %s\n", d, rs_last_error());

@@ -38,7 +38,7 @@ rs_status rs_measure_bandwidth(double *gbs, rs_context *ctx, rs_bw_kind kind, si
   rs_bench_result r = {0};
   if (st == RS_OK) {
     rs_bench_options o = {2, repeat, NULL};
-    st = rs_benchmark(&r, ctx, rs_bw_kind_name(kind), rs_do_copy, &job, &o);
+    st = rs_benchmark(ctx, rs_bw_kind_name(kind), rs_do_copy, &job, &o, &r);
   }
   if (st == RS_OK) {
     /* The copy's own device time where the copy was asynchronous; a pageable copy's
@@ -47,7 +47,7 @@ rs_status rs_measure_bandwidth(double *gbs, rs_context *ctx, rs_bw_kind kind, si
     double ms = pageable ? r.host.median : r.device.median;
     *gbs = ms > 0 ? (double)bytes / (ms * 1e6) : 0;
   }
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   rs_array_release(host);
   rs_array_release(dev);
   rs_array_release(dev2);

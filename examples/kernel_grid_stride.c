@@ -31,11 +31,11 @@ rs_status example_grid_stride(rs_context *ctx, int64_t n, int repeats, double *m
   }
   if (st == RS_OK) st = rs_host_array_wrap(&hx, ctx, x, 1, &n, RS_FLOAT32, NULL);
   if (st == RS_OK) st = rs_host_array_wrap(&hy, ctx, y, 1, &n, RS_FLOAT32, NULL);
-  if (st == RS_OK) st = rs_to_device(&dx, hx, NULL, 0);
-  if (st == RS_OK) st = rs_to_device(&dy, hy, NULL, 0);
+  if (st == RS_OK) st = rs_to_device(&dx, hx, 0, NULL);
+  if (st == RS_OK) st = rs_to_device(&dy, hy, 0, NULL);
   if (st == RS_OK) st = rs_kernel_create(&k, ctx, grid_stride_source, "axpy", NULL);
   rs_device_props props;
-  if (st == RS_OK) st = rs_context_props(ctx, &props);
+  if (st == RS_OK) st = rs_context_get_props(ctx, &props);
   for (int r = 0; st == RS_OK && r < repeats; r++) {
     rs_launch_config cfg = {.grid = {4 * (unsigned)props.multiprocessors}, .block = {256}};
     st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_f32(2.0f), rs_arg_array(dx), rs_arg_array(dy), rs_arg_i64(n)));

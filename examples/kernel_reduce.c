@@ -30,7 +30,7 @@ rs_status example_reduce(rs_context *ctx, const char *cu_path, int64_t n, double
   }
   *cpu = ref;
   if (st == RS_OK) st = rs_host_array_wrap(&ha, ctx, a, 1, &n, RS_FLOAT32, NULL);
-  if (st == RS_OK) st = rs_to_device(&da, ha, NULL, 0); /* the data go up once */
+  if (st == RS_OK) st = rs_to_device(&da, ha, 0, NULL); /* the data go up once */
   if (st == RS_OK) st = rs_device_array(&partial, ctx, 1, &nblocks, RS_FLOAT32, NULL, RS_ORDER_C);
   if (st == RS_OK) st = rs_device_array(&total, ctx, 1, &one, RS_FLOAT32, NULL, RS_ORDER_C);
   if (st == RS_OK) st = rs_kernel_create_from_file(&ksum, ctx, cu_path, "block_sum", NULL);

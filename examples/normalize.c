@@ -28,17 +28,17 @@ rs_status example_normalize(rs_context *ctx, int64_t n, rs_mem_kind where, uint6
   if (st != RS_OK) return st;
   /* x = random(n); x.sort(); rows = x.reshape(-1, 5) */
   if (st == RS_OK) st = rs_random_uniform(&x, &rng, ctx, where, 1, &n, RS_FLOAT64, 0, 1, NULL);
-  if (st == RS_OK) st = rs_sort(&x, x, NULL); /* in place */
+  if (st == RS_OK) st = rs_sort_into(x, x, NULL); /* in place */
   if (st == RS_OK) st = rs_array_reshape(&rows, x, 2, shape);
   /* rows /= rows.sum(axis=1, keepdims=True) */
   if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL);
-  if (st == RS_OK) st = rs_divide(&rows, rows, sums, NULL); /* in place, (n/5, 5) / (n/5, 1) */
+  if (st == RS_OK) st = rs_divide_into(rows, rows, sums, NULL); /* in place, (n/5, 5) / (n/5, 1) */
   /* every row sums to 1: max |rows.sum(axis=1) - 1| */
-  if (st == RS_OK) st = rs_sum(&sums, rows, 1, &axis, 1, NULL); /* into the same array */
+  if (st == RS_OK) st = rs_sum_into(sums, rows, 1, &axis, 1, NULL); /* into the same array */
   if (st == RS_OK) st = rs_add_scalar(&err, sums, rs_scalar_float(-1), NULL);
-  if (st == RS_OK) st = rs_unary(&err, RS_OP_ABS, err, NULL);
+  if (st == RS_OK) st = rs_unary_into(err, RS_OP_ABS, err, NULL);
   if (st == RS_OK) st = rs_max(&maxerr, err, 0, NULL, 0, NULL);
-  if (st == RS_OK) st = rs_array_item_double(worst, maxerr, NULL, NULL); /* the one value to the host */
+  if (st == RS_OK) st = rs_array_item_double(maxerr, NULL, worst, NULL); /* the one value to the host */
   if (stats) {
     rs_ledger_stats s;
     rs_status st2 = rs_ledger_end(ctx, &s);
@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   }
   printf("normalize: %lld numbers on the %s (%s backend): worst |row sum - 1| = %.3g, %.1f ms\n", (long long)n,
          where == RS_MEM_HOST ? "host" : "device", rs_backend_name(rs_context_backend(ctx)), worst, ms);
-  rs_ledger_print(stdout, &stats, ms, RS_DEFAULT_PCIE_GBS);
+  rs_ledger_print(&stats, ms, RS_DEFAULT_PCIE_GBS, stdout);
   rs_context_destroy(ctx);
   return worst < 1e-12 ? 0 : 1;
 }

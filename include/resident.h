@@ -26,7 +26,7 @@
  *     NumPy's - creation, elementwise math with broadcasting and fusion, reductions,
  *     sort, random numbers, matmul/SVD/solve - run where their data is: device arrays on
  *     the device, host arrays on the host (C loops, NumPy's role). Results stay there;
- *     every op can write into an existing `out`.
+ *     every op returns a new array or, in its `_into` form, writes into an existing one.
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
@@ -39,25 +39,51 @@
  *   float data[1000];
  *   for (int i = 0; i < 1000; i++) data[i] = (float)i;
  *   int64_t n = 1000;
- *   rs_array *host, *dev, *back;
+ *   rs_array *host, *dev, *y, *back;
  *   CHECK(rs_host_array_wrap(&host, ctx, data, 1, &n, RS_FLOAT32, NULL));  // no copy
- *   CHECK(rs_to_device(&dev, host, NULL, 0));              // 1 explicit H2D copy
- *   CHECK(rs_launch_builtin_axpb(dev, 2.0, 1.0, NULL));    // dev = 2*dev + 1, on the device
- *   CHECK(rs_copy_to_host(&back, dev, NULL));              // 1 explicit D2H copy
+ *   CHECK(rs_to_device(&dev, host, 0, NULL));                       // 1 explicit H2D copy
+ *   CHECK(rs_multiply_scalar(&y, dev, rs_scalar_float(2), NULL));  // y = 2*dev, a new device array
+ *   CHECK(rs_add_scalar_into(y, y, rs_scalar_float(1), NULL));     // y += 1, in place on the device
+ *   CHECK(rs_copy_to_host(&back, y, NULL));                         // 1 explicit D2H copy
  *   const float *r = rs_array_host_data(back);              // r[3] == 7
  *   rs_ledger_stats st;
- *   CHECK(rs_ledger_get(ctx, &st));                         // 2 copies, 8000 bytes
- *   rs_ledger_print(stdout, &st, 0, RS_DEFAULT_PCIE_GBS);
- *   rs_array_release(back); rs_array_release(dev); rs_array_release(host);
+ *   CHECK(rs_ledger_get_stats(ctx, &st));                   // 2 copies, 8000 bytes
+ *   rs_ledger_print(&st, 0, RS_DEFAULT_PCIE_GBS, stdout);
+ *   rs_array_release(back); rs_array_release(y); rs_array_release(dev); rs_array_release(host);
  *   rs_context_destroy(ctx);
  *
- * CONVENTIONS
+ * CONVENTIONS (every header follows them)
  *
  *   - Names read rs_<object>_<verb>; Numba/CuPy names are kept where they exist.
- *   - Every fallible call returns rs_status (0 = RS_OK, negative = error); out-parameters
- *     come first. rs_last_error() says what exactly went wrong. A failed call changes
- *     nothing and leaks nothing. The library never aborts and prints only when asked
- *     (the guard's "log" mode, rs_ledger_print).
+ *   - Every fallible call returns rs_status (0 = RS_OK, negative = error).
+ *     rs_last_error() says what exactly went wrong. A failed call changes nothing and
+ *     leaks nothing. The library never aborts and prints only when asked (the guard's
+ *     "log" mode, rs_ledger_print).
+ *   - Argument order. A call that makes a new handle (a constructor, a view, an op that
+ *     returns a new array) takes the pointer that receives it FIRST:
+ *     rs_stream_create(&s, ctx, 0), rs_add(&y, a, b, stream). Every other call takes its
+ *     object first, then its inputs, then the out-parameters it fills, and the stream
+ *     last: rs_ledger_get_stats(ctx, &stats), rs_memory_get_stats(ctx, space, &stats),
+ *     rs_array_item_double(a, index, &value, stream).
+ *   - Out-parameters are write-only: `rs_array **out` (and every `T **out`) receives a
+ *     NEW handle, and its previous value is never read - `rs_array *y;` uninitialised is
+ *     fine, and calling rs_add(&y, ...) twice makes two arrays (release both). After a
+ *     failure there is nothing to release.
+ *   - A destination is an explicit argument, in one form: the `_into` variant, whose
+ *     FIRST parameter is the existing array written into. Every op that makes an array
+ *     has one (rs_add_into(dst, a, b, stream), rs_sum_into, rs_sort_into,
+ *     rs_matmul_into, rs_expr_eval_into, ...), and so do creation (rs_zeros_into(dst,
+ *     stream), rs_full_into, rs_arange_into, ...), random numbers
+ *     (rs_random_uniform_into(dst, &rng, ...)) and copies (rs_to_device_into(dst, src,
+ *     stream), rs_copy_to_host_into, rs_array_copy(dst, src, stream)). dst may be an
+ *     input (in place) or any view; its shape, dtype and context are checked.
+ *   - Every destroy and release has one signature, rs_status rs_<object>_destroy(x) or
+ *     rs_<object>_release(x): NULL is RS_OK and does nothing; a handle destroyed or
+ *     released already is an error (RS_ERR_DESTROYED / RS_ERR_RELEASED) with a message.
+ *   - NULL means the default stream in every call that takes a stream (resident/stream.h
+ *     says which one for the calls that name no context).
+ *   - Enum-typed parameters are typed as their enum (rs_direction, rs_mem_kind, ...);
+ *     flags are `unsigned`.
  *   - Strides are in bytes. Shapes and strides are int64_t.
  *   - Ownership: a function that returns a handle through an out-parameter gives the
  *     caller one reference (release / destroy it). Thread safety is stated per header.

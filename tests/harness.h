@@ -8,7 +8,7 @@
  * main() creates one context with rs_context_create(&ctx, RS_BACKEND_AUTO, 0) (the
  * environment variable RESIDENT_BACKEND picks the backend), exits 77 (skipped) when that
  * fails with RS_ERR_NO_DEVICE, runs every test (or only those whose name contains
- * argv[1]) and after EACH test checks rs_context_live(): a test must end with no live
+ * argv[1]) and after EACH test checks rs_context_get_live_stats(): a test must end with no live
  * array, buffer, device or host byte, stream or event. If a test leaves something alive
  * the context is destroyed and created again, so the next test starts clean.
  *
@@ -41,6 +41,7 @@
 #include "resident/transfer.h"
 #include "resident/stream.h"
 #include "resident/ledger.h"
+#include "known_kernels.h"
 
 #ifndef RS_TEST_TIMEOUT_S
 #define RS_TEST_TIMEOUT_S 120
@@ -426,12 +427,12 @@ static inline int rs_t_run_(const rs_test_case *tests, size_t n, int argc, char 
     int test_failed = rs_t_.failed;
     rs_live_stats live;
     memset(&live, 0, sizeof live);
-    st = rs_context_live(ctx, &live);
+    st = rs_context_get_live_stats(ctx, &live);
     int leaked = 0;
     if (st != RS_OK) {
       if (rs_t_.line_open) printf("\n");
       rs_t_.line_open = 0;
-      printf("    FAIL rs_context_live after %s: %s \"%s\"\n", tests[i].name,
+      printf("    FAIL rs_context_get_live_stats after %s: %s \"%s\"\n", tests[i].name,
              rs_status_name(st), rs_t_msg_());
       leaked = 1;
     } else if (!rs_t_live_clean_(&live)) {

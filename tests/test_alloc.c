@@ -45,7 +45,7 @@ static void round_trip_f64(const rs_array *src, const double *expect, int64_t n)
   double *got = (double *)malloc((size_t)n * sizeof(double));
   CHECK(got != NULL);
   for (int64_t i = 0; i < n; i++) got[i] = -7.0;
-  rs_status st = rs_to_device(&d, src, NULL, 0);
+  rs_status st = rs_to_device(&d, src, 0, NULL);
   if (st == RS_OK) st = rs_t_read_(d, got);
   rs_array_release(d);
   int bad = -1;
@@ -74,7 +74,7 @@ static void test_device_array(rs_context *ctx) {
   CHECK_EQ_I64(rs_array_is_c_contiguous(d), 1);
   CHECK_EQ_I64(rs_array_is_f_contiguous(d), 0);
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 1);
   CHECK_EQ_I64(st.buffers, 1);
   CHECK(st.device_bytes >= 60);
@@ -98,7 +98,7 @@ static void test_host_array(rs_context *ctx) {
   check_meta(h, ctx, RS_MEM_HOST, 2, S2(10, 7), RS_FLOAT64, S2(56, 8));
   CHECK_PASSING();
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK(st.host_bytes >= 560);
   CHECK_EQ_I64(st.device_bytes, 0);
   double *p = (double *)rs_array_host_data(h), ref[70];
@@ -117,13 +117,13 @@ static void test_host_wrap(rs_context *ctx) {
   CHECK_MSG(rs_array_host_data(w) == (void *)data, "wrap copied the data: %p vs %p",
             rs_array_host_data(w), (void *)data);
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 1);
   CHECK_MSG(st.host_bytes == 0, "wrapped user memory counted as owned: host_bytes=%lld",
             (long long)st.host_bytes);
   /* a write through the user pointer after wrapping is what a copy sees */
   data[5] = 42.0f;
-  CHECK_OK(rs_to_device(&d, w, NULL, 0));
+  CHECK_OK(rs_to_device(&d, w, 0, NULL));
   float got[12];
   CHECK_OK(rs_t_read_(d, got));
   CHECK_BYTES_EQ(got, data, sizeof data);
@@ -139,7 +139,7 @@ static void test_host_wrap(rs_context *ctx) {
   CHECK_EQ_I64(rs_array_is_c_contiguous(wt), 0);
   float tr[12];
   rs_array *dt = NULL;
-  CHECK_OK(rs_to_device(&dt, wt, NULL, 0));
+  CHECK_OK(rs_to_device(&dt, wt, 0, NULL));
   CHECK_OK(rs_t_read_(dt, tr));
   for (int j = 0; j < 4; j++)
     for (int i = 0; i < 3; i++)
@@ -159,7 +159,7 @@ static void test_pinned(rs_context *ctx) {
   check_meta(p, ctx, RS_MEM_PINNED, 1, S1(1000), RS_FLOAT64, S1(8));
   CHECK_PASSING();
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK(st.host_bytes >= 8000);
   double *hp = (double *)rs_array_host_data(p);
   double ref[1000];
@@ -167,7 +167,7 @@ static void test_pinned(rs_context *ctx) {
   round_trip_f64(p, ref, 1000);
   CHECK_PASSING();
   /* _like of a device array: same shape and dtype, pinned */
-  CHECK_OK(rs_to_device(&d, p, NULL, 0));
+  CHECK_OK(rs_to_device(&d, p, 0, NULL));
   CHECK_OK(rs_pinned_array_like(&p2, d));
   check_meta(p2, ctx, RS_MEM_PINNED, 1, S1(1000), RS_FLOAT64, S1(8));
   CHECK_PASSING();
@@ -196,7 +196,7 @@ static void test_mapped(rs_context *ctx) {
   for (int i = 0; i < 512; i++) hp[i] = ref[i] = 7.0 - i;
   round_trip_f64(m, ref, 512);
   CHECK_PASSING();
-  CHECK_OK(rs_to_device(&d, m, NULL, 0));
+  CHECK_OK(rs_to_device(&d, m, 0, NULL));
   CHECK_OK(rs_mapped_array_like(&m2, d));
   check_meta(m2, ctx, RS_MEM_MAPPED, 1, S1(512), RS_FLOAT64, S1(8));
   CHECK_PASSING();
@@ -221,7 +221,7 @@ static void do_managed(rs_context *ctx, rs_attach attach) {
   check_meta(m, ctx, RS_MEM_MANAGED, 2, S2(16, 16), RS_FLOAT64, S2(128, 8));
   CHECK_PASSING();
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_MSG(st.device_bytes >= 2048, "managed memory not counted: device_bytes=%lld",
             (long long)st.device_bytes);
   double *hp = (double *)rs_array_host_data(m);
@@ -427,7 +427,7 @@ static void do_pinned_scope(rs_context *ctx, rs_array *h, int32_t *hp, int n) {
   CHECK(rs_array_host_data(h) == (void *)hp);
   /* asynchronous copies from and to the page-locked memory */
   CHECK_OK(rs_stream_create(&s, ctx, 0));
-  CHECK_OK(rs_to_device(&d, h, s, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, s));
   CHECK_OK(rs_host_array_like(&back, h));
   CHECK_OK(rs_pinned_begin(back));
   memset(rs_array_host_data(back), 0xEE, (size_t)n * 4);
@@ -496,7 +496,7 @@ static void test_mapped_scope(rs_context *ctx) {
   CHECK(dv2 == NULL);
   /* host writes are what the device view holds */
   hp[100] = -1.0f;
-  CHECK_OK(rs_to_device(&d, dv, NULL, 0));
+  CHECK_OK(rs_to_device(&d, dv, 0, NULL));
   float *got = (float *)malloc((size_t)n * 4);
   CHECK(got != NULL);
   rs_status st = rs_t_read_(d, got);
@@ -543,7 +543,7 @@ static void test_zero_size(rs_context *ctx) {
   CHECK_OK(rs_copy_to_host(&h2, d, NULL));
   CHECK_EQ_I64(rs_array_size(h2), 0);
   CHECK_EQ_I64(rs_array_shape(h2)[1], 5);
-  CHECK_OK(rs_to_device(&d2, p, NULL, 0));
+  CHECK_OK(rs_to_device(&d2, p, 0, NULL));
   CHECK_EQ_I64(rs_array_size(d2), 0);
   CHECK_OK(rs_array_reshape(&r, d, 3, S3(5, 0, 7)));
   CHECK_EQ_I64(rs_array_size(r), 0);
@@ -563,7 +563,7 @@ static void test_zero_dim(rs_context *ctx) {
   CHECK_EQ_I64(rs_array_ndim(w), 0);
   CHECK_EQ_I64(rs_array_size(w), 1);
   CHECK_EQ_I64(rs_array_nbytes(w), 8);
-  CHECK_OK(rs_to_device(&d, w, NULL, 0));
+  CHECK_OK(rs_to_device(&d, w, 0, NULL));
   CHECK_EQ_I64(rs_array_kind(d), RS_MEM_DEVICE);
   CHECK_EQ_I64(rs_array_ndim(d), 0);
   CHECK_EQ_I64(rs_array_size(d), 1);

@@ -2,7 +2,7 @@
  * shows in every host sample), device times come from events, warm-up calls are never
  * recorded, the copies inside a repeat are counted, and the statistics are right.
  *
- * The known delay is rs_launch_builtin_sleep: it keeps the stream busy for a given
+ * The known delay is rs_t_sleep (tests/known_kernels.h): it keeps the stream busy for a given
  * number of milliseconds of device time while the host call returns at once. */
 #include "harness.h"
 #include "resident/bench.h"
@@ -31,7 +31,7 @@ static rs_status sleep_fn(void *user_data) {
   if (s->fail_at && s->calls == s->fail_at) return RS_ERR_INVALID_ARGUMENT;
   double ms = s->calls <= s->slow_calls ? s->slow_ms : s->fast_ms;
   double t0 = rs_t_now_ms_();
-  rs_status st = rs_launch_builtin_sleep(s->ctx, ms, s->stream);
+  rs_status st = rs_t_sleep(s->ctx, ms, s->stream);
   double dt = rs_t_now_ms_() - t0;
   if (dt > s->host_return_ms) s->host_return_ms = dt;
   return st;
@@ -48,7 +48,7 @@ static void test_host_time_includes_device_delay(rs_context *ctx) {
   o.stream = st;
   rs_bench_result r;
   memset(&r, 0, sizeof r);
-  rs_status bst = rs_benchmark(&r, ctx, "sleep 20 ms", sleep_fn, &s, &o);
+  rs_status bst = rs_benchmark(ctx, "sleep 20 ms", sleep_fn, &s, &o, &r);
   if (bst != RS_OK) {
     rs_stream_destroy(st);
     FAIL("rs_benchmark: %s \"%s\"", rs_status_name(bst), rs_t_msg_());
@@ -77,9 +77,9 @@ static void test_host_time_includes_device_delay(rs_context *ctx) {
   CHECK_EQ_I64(r.copies, 0);
   CHECK_EQ_I64(r.bytes, 0);
   CHECK_EQ_I64(r.copies_total.kernels, 4);
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
-  rs_bench_result_free(&r); /* safe twice */
+  rs_bench_result_destroy(&r); /* safe twice */
   /* no scope was left open */
   CHECK_OK(rs_ledger_reset(ctx));
 }
@@ -90,12 +90,12 @@ static void test_legacy_stream(rs_context *ctx) {
   sleeper s = {ctx, NULL, 0, 0, 0, 20.0, 0, 0};
   rs_bench_options o = {0, 2, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "legacy", sleep_fn, &s, &o));
+  CHECK_OK(rs_benchmark(ctx, "legacy", sleep_fn, &s, &o, &r));
   CHECK_EQ_I64(s.calls, 2);
   int ok = r.host_ms[0] >= 19.0 && r.host_ms[1] >= 19.0 && r.device_ms[0] >= 19.0 &&
            r.device_ms[1] >= 19.0;
   double h0 = r.host_ms[0], h1 = r.host_ms[1], d0 = r.device_ms[0], d1 = r.device_ms[1];
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_MSG(ok, "samples host %.3f %.3f device %.3f %.3f ms for a 20 ms delay", h0, h1, d0, d1);
 }
 
@@ -104,14 +104,14 @@ static void test_warmup_excluded(rs_context *ctx) {
   sleeper s = {ctx, NULL, 0, 2, 200.0, 5.0, 0, 0};
   rs_bench_options o = {2, 5, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "warm-up", sleep_fn, &s, &o));
+  CHECK_OK(rs_benchmark(ctx, "warm-up", sleep_fn, &s, &o, &r));
   int calls = s.calls;
   double host[5], dev[5];
   memcpy(host, r.host_ms, sizeof host);
   memcpy(dev, r.device_ms, sizeof dev);
   rs_bench_summary hs = r.host;
   int64_t kernels = r.copies_total.kernels;
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_EQ_I64(calls, 7);
   for (int i = 0; i < 5; i++) {
     CHECK_MSG(host[i] < 100.0, "host sample %d is %.3f ms: a 200 ms warm-up call leaked into it", i,
@@ -130,7 +130,7 @@ static void test_failure_stops(rs_context *ctx) {
   rs_bench_options o = {1, 10, NULL};
   rs_bench_result r;
   memset(&r, 0x5a, sizeof r);
-  CHECK_STATUS(rs_benchmark(&r, ctx, "fails", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "fails", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK_EQ_I64(s.calls, 4);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
   /* the repeat's ledger scope was closed */
@@ -139,7 +139,7 @@ static void test_failure_stops(rs_context *ctx) {
   /* a failing warm-up too */
   s = (sleeper){ctx, NULL, 0, 0, 0, 0.0, 0, 1};
   memset(&r, 0x5a, sizeof r);
-  CHECK_STATUS(rs_benchmark(&r, ctx, "fails early", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "fails early", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK_EQ_I64(s.calls, 1);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
 }
@@ -170,14 +170,14 @@ static void test_copies_counted(rs_context *ctx) {
   const int64_t nb = n * 8;
   rs_bench_options o = {2, 4, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "round trip", round_trip_fn, &rt, &o));
+  CHECK_OK(rs_benchmark(ctx, "round trip", round_trip_fn, &rt, &o, &r));
   int64_t copies = r.copies, bytes = r.bytes;
   rs_ledger_stats tot = r.copies_total;
   double copy_ms = r.copy_ms;
   char printed[2][512] = {"", ""};
   int lines = 0;
   FILE *f = tmpfile();
-  rs_status pst = f ? rs_bench_print(f, &r) : RS_ERR_INTERNAL;
+  rs_status pst = f ? rs_bench_print(&r, f) : RS_ERR_INTERNAL;
   if (f) {
     rewind(f);
     char line[512];
@@ -187,7 +187,7 @@ static void test_copies_counted(rs_context *ctx) {
     }
     fclose(f);
   }
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_EQ_I64(rt.calls, 6);
   CHECK_EQ_I64(copies, 2);
   CHECK_EQ_I64(bytes, 2 * nb);
@@ -272,7 +272,7 @@ static void test_result_summaries(rs_context *ctx) {
   sleeper s = {ctx, NULL, 0, 0, 0, 2.0, 0, 0};
   rs_bench_options o = {0, 5, NULL};
   rs_bench_result r;
-  CHECK_OK(rs_benchmark(&r, ctx, "summaries", sleep_fn, &s, &o));
+  CHECK_OK(rs_benchmark(ctx, "summaries", sleep_fn, &s, &o, &r));
   double mean = 0, lo = r.host_ms[0], hi = r.host_ms[0];
   for (int i = 0; i < 5; i++) {
     mean += r.host_ms[i] / 5;
@@ -284,7 +284,7 @@ static void test_result_summaries(rs_context *ctx) {
   for (int i = 1; i < 5; i++)
     if (r.device_ms[i] < dmin) dmin = r.device_ms[i];
   rs_bench_summary ds = r.device;
-  rs_bench_result_free(&r);
+  rs_bench_result_destroy(&r);
   CHECK_NEAR(hs.mean, mean, 1e-9);
   CHECK_NEAR(hs.min, lo, 0);
   CHECK_NEAR(hs.max, hi, 0);
@@ -298,17 +298,17 @@ static void test_bad_options(rs_context *ctx) {
   rs_bench_result r;
   memset(&r, 0x5a, sizeof r); /* a failed call must leave a result that holds no memory */
   rs_bench_options o = {0, 0, NULL};
-  CHECK_STATUS(rs_benchmark(&r, ctx, "zero", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "zero", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK(r.host_ms == NULL && r.device_ms == NULL);
   o = (rs_bench_options){0, -1, NULL};
-  CHECK_STATUS(rs_benchmark(&r, ctx, "negative", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "negative", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   o = (rs_bench_options){-1, 3, NULL};
-  CHECK_STATUS(rs_benchmark(&r, ctx, "negative warm-up", sleep_fn, &s, &o), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_benchmark(ctx, "negative warm-up", sleep_fn, &s, &o, &r), RS_ERR_INVALID_ARGUMENT);
   CHECK_EQ_I64(s.calls, 0); /* the function was never called */
   o = (rs_bench_options){0, 1, NULL};
-  CHECK_FAILS(rs_benchmark(&r, ctx, "no function", NULL, &s, &o));
-  CHECK_FAILS(rs_benchmark(NULL, ctx, "no result", sleep_fn, &s, &o));
-  CHECK_FAILS(rs_bench_print(NULL, &r));
+  CHECK_FAILS(rs_benchmark(ctx, "no function", NULL, &s, &o, &r));
+  CHECK_FAILS(rs_benchmark(ctx, "no result", sleep_fn, &s, &o, NULL));
+  CHECK_FAILS(rs_bench_print(&r, NULL));
   CHECK_EQ_I64(s.calls, 0);
   /* defaults as documented */
   rs_bench_options d = rs_bench_defaults();

@@ -9,14 +9,14 @@ static void test_backend_names(rs_context *ctx) {
   const rs_backend_kind kinds[] = {RS_BACKEND_AUTO, RS_BACKEND_CUDA, RS_BACKEND_SIM};
   for (int i = 0; i < 3; i++) {
     rs_backend_kind k = (rs_backend_kind)99;
-    CHECK_OK(rs_backend_from_name(&k, rs_backend_name(kinds[i])));
+    CHECK_OK(rs_backend_from_name(rs_backend_name(kinds[i]), &k));
     CHECK_EQ_I64(k, kinds[i]);
   }
   rs_backend_kind k = RS_BACKEND_SIM;
-  CHECK_STATUS(rs_backend_from_name(&k, "gpu"), RS_ERR_PARSE);
+  CHECK_STATUS(rs_backend_from_name("gpu", &k), RS_ERR_PARSE);
   CHECK_ERRMSG("gpu");
   CHECK_EQ_I64(k, RS_BACKEND_SIM);
-  CHECK_STATUS(rs_backend_from_name(&k, ""), RS_ERR_PARSE);
+  CHECK_STATUS(rs_backend_from_name("", &k), RS_ERR_PARSE);
 }
 
 static void test_context_backend(rs_context *ctx) {
@@ -28,13 +28,13 @@ static void test_context_backend(rs_context *ctx) {
   CHECK_EQ_I64(rs_context_device(ctx), 0);
 
   int n = -1;
-  CHECK_OK(rs_device_count(&n, b));
+  CHECK_OK(rs_device_count(b, &n));
   CHECK_MSG(n >= 1, "rs_device_count(%s) = %d", rs_backend_name(b), n);
   n = -1;
-  CHECK_OK(rs_device_count(&n, RS_BACKEND_SIM));
+  CHECK_OK(rs_device_count(RS_BACKEND_SIM, &n));
   CHECK_MSG(n >= 1, "the simulator reports %d devices", n);
   n = -1;
-  CHECK_OK(rs_device_count(&n, RS_BACKEND_CUDA)); /* 0 without a GPU, still RS_OK */
+  CHECK_OK(rs_device_count(RS_BACKEND_CUDA, &n)); /* 0 without a GPU, still RS_OK */
   CHECK(n >= 0);
   if (b == RS_BACKEND_CUDA) CHECK(n >= 1);
 }
@@ -72,10 +72,10 @@ static void test_props(rs_context *ctx) {
   rs_device_props p, q;
   memset(&p, 0, sizeof p);
   memset(&q, 0, sizeof q);
-  CHECK_OK(rs_context_props(ctx, &p));
+  CHECK_OK(rs_context_get_props(ctx, &p));
   check_props(&p, b);
   CHECK_PASSING();
-  CHECK_OK(rs_device_get_props(&q, b, 0));
+  CHECK_OK(rs_device_get_props(b, 0, &q));
   CHECK_STREQ(q.name, p.name);
   CHECK_MSG(q.total_memory == p.total_memory, "device props total %zu, context props %zu",
             q.total_memory, p.total_memory);
@@ -83,10 +83,10 @@ static void test_props(rs_context *ctx) {
   CHECK_EQ_I64(q.compute_major, p.compute_major);
 
   int n = 0;
-  CHECK_OK(rs_device_count(&n, b));
-  CHECK_STATUS(rs_device_get_props(&q, b, n), RS_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rs_device_get_props(&q, b, -1), RS_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rs_context_props(ctx, NULL), RS_ERR_NULL_POINTER);
+  CHECK_OK(rs_device_count(b, &n));
+  CHECK_STATUS(rs_device_get_props(b, n, &q), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_device_get_props(b, -1, &q), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_context_get_props(ctx, NULL), RS_ERR_NULL_POINTER);
 }
 
 static void test_synchronize(rs_context *ctx) {
@@ -123,7 +123,7 @@ static void test_synchronize(rs_context *ctx) {
 static void expect_live(rs_context *ctx, int64_t arrays, int64_t buffers, int64_t min_dev,
                         int64_t min_host, int64_t streams, int64_t events, int line) {
   rs_live_stats s;
-  CHECK_OK(rs_context_live(ctx, &s));
+  CHECK_OK(rs_context_get_live_stats(ctx, &s));
   CHECK_MSG(s.arrays == arrays && s.buffers == buffers && s.streams == streams &&
                 s.events == events && s.device_bytes >= min_dev && s.host_bytes >= min_host &&
                 (min_dev != 0 || s.device_bytes == 0) && (min_host != 0 || s.host_bytes == 0),
@@ -178,7 +178,7 @@ static void test_second_context(rs_context *ctx) {
   rs_array *a = NULL, *h = NULL;
   rs_stream *s = NULL;
   rs_event *e = NULL;
-  rs_context_destroy(NULL); /* ignored */
+  CHECK_OK(rs_context_destroy(NULL)); /* ignored */
   if (rs_device_array(&a, c2, 1, shape, RS_INT32, NULL, RS_ORDER_C) != RS_OK ||
       rs_host_array(&h, c2, 1, shape, RS_INT32, NULL, RS_ORDER_C) != RS_OK ||
       rs_stream_create(&s, c2, 0) != RS_OK || rs_event_create(&e, c2, 0) != RS_OK) {
@@ -186,21 +186,21 @@ static void test_second_context(rs_context *ctx) {
     FAIL("allocation in a second context failed: %s", rs_last_error());
   }
   rs_live_stats st;
-  rs_status r = rs_context_live(c2, &st);
+  rs_status r = rs_context_get_live_stats(c2, &st);
   if (r != RS_OK || st.arrays != 2 || st.streams != 1 || st.events != 1) {
     rs_context_destroy(c2);
     FAIL("second context live: %s arrays=%lld streams=%lld events=%lld", rs_status_name(r),
          (long long)st.arrays, (long long)st.streams, (long long)st.events);
   }
   /* objects of the second context do not show in the first */
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 0);
   CHECK_EQ_I64(st.streams, 0);
   rs_context_destroy(c2); /* frees a, h, s and e */
 
   /* a cuda context where no device answers is RS_ERR_NO_DEVICE */
   int ncuda = 0;
-  CHECK_OK(rs_device_count(&ncuda, RS_BACKEND_CUDA));
+  CHECK_OK(rs_device_count(RS_BACKEND_CUDA, &ncuda));
   if (ncuda == 0) {
     rs_context *c3 = NULL;
     CHECK_STATUS(rs_context_create(&c3, RS_BACKEND_CUDA, 0), RS_ERR_NO_DEVICE);
@@ -209,7 +209,7 @@ static void test_second_context(rs_context *ctx) {
   /* a device index that does not exist */
   int nb = 0;
   rs_backend_kind b = rs_context_backend(ctx);
-  CHECK_OK(rs_device_count(&nb, b));
+  CHECK_OK(rs_device_count(b, &nb));
   rs_context *c4 = NULL;
   CHECK_FAILS(rs_context_create(&c4, b, nb));
   CHECK(c4 == NULL);

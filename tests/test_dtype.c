@@ -50,11 +50,11 @@ static void test_from_name_round_trip(rs_context *ctx) {
   (void)ctx;
   for (int i = 0; i < NREF; i++) {
     rs_dtype d = (rs_dtype)-1;
-    CHECK_OK(rs_dtype_from_name(&d, ref[i].name));
+    CHECK_OK(rs_dtype_from_name(ref[i].name, &d));
     CHECK_EQ_I64(d, ref[i].dt);
     /* and back through rs_dtype_name */
     rs_dtype d2 = (rs_dtype)-1;
-    CHECK_OK(rs_dtype_from_name(&d2, rs_dtype_name(d)));
+    CHECK_OK(rs_dtype_from_name(rs_dtype_name(d), &d2));
     CHECK_EQ_I64(d2, d);
   }
 }
@@ -72,7 +72,7 @@ static void test_aliases(rs_context *ctx) {
   };
   for (size_t i = 0; i < sizeof al / sizeof al[0]; i++) {
     rs_dtype d = (rs_dtype)-1;
-    CHECK_OK(rs_dtype_from_name(&d, al[i].alias));
+    CHECK_OK(rs_dtype_from_name(al[i].alias, &d));
     CHECK_MSG(d == al[i].dt, "alias \"%s\" parsed as %s, NumPy says %s", al[i].alias,
               rs_dtype_name(d), rs_dtype_name(al[i].dt));
   }
@@ -85,7 +85,7 @@ static void test_unknown_names(rs_context *ctx) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     rs_dtype d = RS_UINT16;
     rs_clear_error();
-    rs_status st = rs_dtype_from_name(&d, bad[i]);
+    rs_status st = rs_dtype_from_name(bad[i], &d);
     CHECK_MSG(st == RS_ERR_DTYPE, "\"%s\" gave %s", bad[i], rs_status_name(st));
     CHECK_MSG(rs_last_error()[0] != '\0', "no message for \"%s\"", bad[i]);
     CHECK_MSG(d == RS_UINT16, "a failed parse of \"%s\" changed the output", bad[i]);
@@ -93,8 +93,8 @@ static void test_unknown_names(rs_context *ctx) {
       CHECK_ERRMSG(bad[i]);
   }
   rs_dtype d;
-  CHECK_STATUS(rs_dtype_from_name(&d, NULL), RS_ERR_NULL_POINTER);
-  CHECK_STATUS(rs_dtype_from_name(NULL, "float32"), RS_ERR_NULL_POINTER);
+  CHECK_STATUS(rs_dtype_from_name(NULL, &d), RS_ERR_NULL_POINTER);
+  CHECK_STATUS(rs_dtype_from_name("float32", NULL), RS_ERR_NULL_POINTER);
 }
 
 static const rs_test_case tests[] = {

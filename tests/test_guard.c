@@ -24,7 +24,7 @@ static void fill(float *p, int64_t n, float base) {
 /* Totals of the ledger: nothing recorded since the last reset. */
 static void check_nothing_recorded(rs_context *ctx, const char *what) {
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_MSG(rs_ledger_copies(&s, -1) == 0, "%s: %lld copies recorded", what,
             (long long)rs_ledger_copies(&s, -1));
   CHECK_MSG(rs_ledger_bytes(&s, -1) == 0, "%s: %lld bytes recorded", what,
@@ -34,7 +34,7 @@ static void check_nothing_recorded(rs_context *ctx, const char *what) {
 
 static void check_no_device_bytes(rs_context *ctx, const char *what) {
   rs_live_stats live;
-  CHECK_OK(rs_context_live(ctx, &live));
+  CHECK_OK(rs_context_get_live_stats(ctx, &live));
   CHECK_MSG(live.device_bytes == 0, "%s: %lld device bytes live", what, (long long)live.device_bytes);
 }
 
@@ -44,7 +44,7 @@ static void check_launch_refused(rs_context *ctx, rs_array *h, const char *dir_n
   float before[N];
   memcpy(before, rs_array_host_data(h), sizeof before);
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_STATUS(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_t_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_MSG(rs_t_contains_(rs_last_error(), dir_name), "%s: message \"%s\" does not name %s", what,
             rs_last_error(), dir_name);
   CHECK_MSG(rs_t_contains_(rs_last_error(), "axpb"), "%s: message \"%s\" does not name the kernel",
@@ -75,11 +75,11 @@ static void test_disallow_refuses_implicit(rs_context *ctx) {
   check_launch_refused(ctx, p, "H2D", "disallow, pinned array");
   CHECK_PASSING();
   /* the guard leaves the message saying implicit copies are the matter */
-  CHECK_STATUS(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_t_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_ERRMSG("implicit");
   /* allowed again: the launch goes through and computes */
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
-  CHECK_OK(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 2.0, 1.0, NULL));
   float want[N];
   fill(want, N, 1.0f);
   for (int i = 0; i < N; i++) want[i] = want[i] * 2.0f + 1.0f;
@@ -98,8 +98,8 @@ static void test_disallow_lets_explicit_pass(rs_context *ctx) {
   memcpy(rs_array_host_data(h), in, sizeof in);
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW));
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
-  CHECK_OK(rs_launch_builtin_axpb(d, 2.0, 1.0, NULL));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
+  CHECK_OK(rs_t_axpb(d, 2.0, 1.0, NULL));
   CHECK_OK(rs_copy_to_host(&back, d, NULL));
   for (int i = 0; i < N; i++) want[i] = in[i] * 2.0f + 1.0f;
   CHECK_BYTES_EQ(rs_array_host_data(back), want, sizeof want);
@@ -109,11 +109,11 @@ static void test_disallow_lets_explicit_pass(rs_context *ctx) {
   /* a managed array reaches the kernel with no copy: nothing to refuse */
   CHECK_OK(rs_managed_array(&m, ctx, 1, S1(N), RS_FLOAT32, NULL, RS_ORDER_C, RS_ATTACH_GLOBAL));
   memcpy(rs_array_host_data(m), in, sizeof in);
-  CHECK_OK(rs_launch_builtin_axpb(m, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(m, 2.0, 1.0, NULL));
   CHECK_OK(rs_context_synchronize(ctx));
   CHECK_BYTES_EQ(rs_array_host_data(m), want, sizeof want);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][0], 2);
   CHECK_EQ_I64(s.copies[RS_D2H][0], 1);
   CHECK_EQ_I64(s.copies[RS_H2H][0], 1);
@@ -142,12 +142,12 @@ static void test_disallow_explicit(rs_context *ctx) {
   CHECK_OK(rs_t_write_(d, dv));
   CHECK_OK(rs_t_write_(d2, hv));
   rs_live_stats live0, live1;
-  CHECK_OK(rs_context_live(ctx, &live0));
+  CHECK_OK(rs_context_get_live_stats(ctx, &live0));
 
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW_EXPLICIT));
   CHECK_OK(rs_ledger_reset(ctx));
   out = (rs_array *)&out; /* must be cleared */
-  CHECK_STATUS(rs_to_device(&out, h, NULL, 0), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_to_device(&out, h, 0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK(out == NULL);
   CHECK_ERRMSG("H2D");
   CHECK_ERRMSG("to_device");
@@ -162,13 +162,13 @@ static void test_disallow_explicit(rs_context *ctx) {
   CHECK_STATUS(rs_array_copy(h2, h, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_ERRMSG("H2H");
   /* implicit copies are refused as well */
-  CHECK_STATUS(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_t_axpb(h, 2.0, 1.0, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_OK(rs_context_synchronize(ctx));
 
   /* nothing was recorded, allocated or leaked by the refusals */
   check_nothing_recorded(ctx, "disallow_explicit");
   CHECK_PASSING();
-  CHECK_OK(rs_context_live(ctx, &live1));
+  CHECK_OK(rs_context_get_live_stats(ctx, &live1));
   CHECK_EQ_I64(live1.arrays, live0.arrays);
   CHECK_EQ_I64(live1.buffers, live0.buffers);
   CHECK_EQ_I64(live1.device_bytes, live0.device_bytes);
@@ -198,12 +198,12 @@ static void test_disallow_explicit_one_direction(rs_context *ctx) {
   memcpy(rs_array_host_data(h), hv, sizeof hv);
   CHECK_OK(rs_guard_set(ctx, RS_D2H, RS_GUARD_DISALLOW_EXPLICIT));
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
   CHECK_STATUS(rs_copy_to_host(&out, d, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK(out == NULL);
   CHECK_ERRMSG("D2H");
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][0], 1);
   CHECK_EQ_I64(rs_ledger_copies(&s, -1), 1);
   CHECK_OK(rs_guard_set(ctx, RS_D2H, RS_GUARD_ALLOW));
@@ -246,10 +246,10 @@ static void test_per_direction(rs_context *ctx) {
   fill(want, N, 9.0f);
   for (int i = 0; i < N; i++) want[i] = want[i] * 2.0f + 1.0f;
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 2.0, 1.0, NULL));
   CHECK_BYTES_EQ(rs_array_host_data(h), want, sizeof want);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
   CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
 
@@ -294,12 +294,12 @@ static void test_log_mode(rs_context *ctx) {
   rs_set_log_handler(count_log, &c);
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_LOG));
   CHECK_OK(rs_ledger_reset(ctx));
-  rs_status st = rs_launch_builtin_axpb(h, 2.0, 1.0, NULL);
+  rs_status st = rs_t_axpb(h, 2.0, 1.0, NULL);
   if (st != RS_OK) rs_set_log_handler(NULL, NULL);
   CHECK_OK(st);
   int after_launch = atomic_load(&c.calls);
   /* explicit copies are not logged in log mode */
-  st = rs_to_device(&d, h, NULL, 0);
+  st = rs_to_device(&d, h, 0, NULL);
   int after_explicit = atomic_load(&c.calls);
   rs_set_log_handler(NULL, NULL);
   CHECK_OK(st);
@@ -312,14 +312,14 @@ static void test_log_mode(rs_context *ctx) {
   CHECK_EQ_I64(atomic_load(&c.mentions_kernel), 2);
   CHECK_MSG(after_explicit == after_launch, "an explicit copy was logged (%d calls)", after_explicit);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
   CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
   CHECK_EQ_I64(s.copies[RS_H2D][0], 1);
 
   /* with the handler restored to NULL, our counter is no longer called */
   int before = atomic_load(&c.calls);
-  CHECK_OK(rs_launch_builtin_axpb(h, 2.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 2.0, 1.0, NULL));
   CHECK_EQ_I64(atomic_load(&c.calls), before);
   CHECK_OK(rs_guard_set(ctx, RS_ALL_DIRECTIONS, RS_GUARD_ALLOW));
   CHECK_OK(rs_array_release(d));
@@ -340,7 +340,7 @@ static void test_log_one_direction(rs_context *ctx) {
   rs_set_log_handler(count_log, &c);
   CHECK_OK(rs_guard_set(ctx, RS_D2H, RS_GUARD_LOG));
   rs_status st = RS_OK;
-  for (int i = 0; i < 3 && st == RS_OK; i++) st = rs_launch_builtin_axpb(h, 1.0, 0.0, NULL);
+  for (int i = 0; i < 3 && st == RS_OK; i++) st = rs_t_axpb(h, 1.0, 0.0, NULL);
   rs_set_log_handler(NULL, NULL);
   CHECK_OK(st);
   CHECK_EQ_I64(atomic_load(&c.calls), 3);
@@ -398,7 +398,7 @@ static void test_push_pop(rs_context *ctx) {
   CHECK_MODES(ctx, A, A, A, X);
 
   /* after the pop the launch goes through */
-  CHECK_OK(rs_launch_builtin_axpb(h, 1.0, 1.0, NULL));
+  CHECK_OK(rs_t_axpb(h, 1.0, 1.0, NULL));
   float want[N];
   fill(want, N, 1.0f);
   for (int i = 0; i < N; i++) want[i] += 1.0f;
@@ -414,28 +414,28 @@ static void test_parse(rs_context *ctx) {
   const rs_guard_mode A = RS_GUARD_ALLOW, L = RS_GUARD_LOG, D = RS_GUARD_DISALLOW,
                       X = RS_GUARD_DISALLOW_EXPLICIT;
   rs_guard_mode m[RS_DIRECTIONS] = {A, A, A, A};
-  CHECK_OK(rs_guard_parse(m, "disallow"));
+  CHECK_OK(rs_guard_parse("disallow", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], D);
-  CHECK_OK(rs_guard_parse(m, "allow"));
+  CHECK_OK(rs_guard_parse("allow", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], A);
-  CHECK_OK(rs_guard_parse(m, "log"));
+  CHECK_OK(rs_guard_parse("log", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], L);
-  CHECK_OK(rs_guard_parse(m, "disallow_explicit"));
+  CHECK_OK(rs_guard_parse("disallow_explicit", m));
   for (int d = 0; d < RS_DIRECTIONS; d++) CHECK_EQ_I64(m[d], X);
 
   /* per direction: unnamed directions keep their value */
   rs_guard_mode p[RS_DIRECTIONS] = {A, A, X, A};
-  CHECK_OK(rs_guard_parse(p, "h2d=disallow,d2h=log"));
+  CHECK_OK(rs_guard_parse("h2d=disallow,d2h=log", p));
   CHECK_EQ_I64(p[RS_H2D], D);
   CHECK_EQ_I64(p[RS_D2H], L);
   CHECK_EQ_I64(p[RS_D2D], X);
   CHECK_EQ_I64(p[RS_H2H], A);
-  CHECK_OK(rs_guard_parse(p, "h2h=log"));
+  CHECK_OK(rs_guard_parse("h2h=log", p));
   CHECK_EQ_I64(p[RS_H2D], D);
   CHECK_EQ_I64(p[RS_D2H], L);
   CHECK_EQ_I64(p[RS_D2D], X);
   CHECK_EQ_I64(p[RS_H2H], L);
-  CHECK_OK(rs_guard_parse(p, "d2d=allow,h2d=disallow_explicit"));
+  CHECK_OK(rs_guard_parse("d2d=allow,h2d=disallow_explicit", p));
   CHECK_EQ_I64(p[RS_D2D], A);
   CHECK_EQ_I64(p[RS_H2D], X);
 
@@ -447,14 +447,14 @@ static void test_parse(rs_context *ctx) {
       {"disallowed", "disallowed"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    CHECK_STATUS(rs_guard_parse(q, bad[i][0]), RS_ERR_PARSE);
+    CHECK_STATUS(rs_guard_parse(bad[i][0], q), RS_ERR_PARSE);
     CHECK_MSG(rs_t_contains_(rs_last_error(), bad[i][1]),
               "rs_guard_parse(\"%s\"): message \"%s\" does not name '%s'", bad[i][0], rs_last_error(),
               bad[i][1]);
     CHECK_MSG(q[0] == L && q[1] == D && q[2] == A && q[3] == X,
-              "rs_guard_parse(\"%s\") failed but changed the modes", bad[i][0]);
+              "rs_guard_parse(\"%s\", q) failed but changed the modes", bad[i][0]);
   }
-  CHECK_FAILS(rs_guard_parse(q, NULL));
+  CHECK_FAILS(rs_guard_parse(NULL, q));
 
   CHECK_STREQ(rs_guard_mode_name(RS_GUARD_ALLOW), "allow");
   CHECK_STREQ(rs_guard_mode_name(RS_GUARD_LOG), "log");
@@ -493,7 +493,7 @@ static void test_environment(rs_context *ctx) {
   rs_status launch = RS_OK, mk = rs_host_array(&h, c2, 1, S1(16), RS_FLOAT32, NULL, RS_ORDER_C);
   if (mk == RS_OK) {
     memset(rs_array_host_data(h), 0, 16 * sizeof(float));
-    launch = rs_launch_builtin_axpb(h, 1.0, 1.0, NULL);
+    launch = rs_t_axpb(h, 1.0, 1.0, NULL);
     rs_array_release(h);
   }
   rs_context_destroy(c2);

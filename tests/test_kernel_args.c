@@ -246,7 +246,7 @@ static void test_const_never_copied_back(rs_context *ctx) {
                                            rs_arg_desc(a[3]), rs_arg_desc(a[4]), rs_arg_i64(n)));
   rs_ledger_stats s;
   memset(&s, 0, sizeof s);
-  if (st == RS_OK) st = rs_ledger_get(ctx, &s);
+  if (st == RS_OK) st = rs_ledger_get_stats(ctx, &s);
   /* which arguments came back */
   int back[6] = {0};
   int64_t count = 0, dropped = 0;
@@ -298,7 +298,7 @@ static void test_device_managed_mapped_not_copied(rs_context *ctx) {
   if (st == RS_OK) st = rs_context_synchronize(ctx);
   rs_ledger_stats s;
   memset(&s, 0, sizeof s);
-  if (st == RS_OK) st = rs_ledger_get(ctx, &s);
+  if (st == RS_OK) st = rs_ledger_get_stats(ctx, &s);
   int good = 1;
   for (int64_t i = 0; st == RS_OK && i < n; i++) good &= hm[i] == (float)i + 1.0f && hp[i] == (float)i + 1.0f;
   rs_array_release(dev);
@@ -371,7 +371,7 @@ static void test_guard_refuses_implicit(rs_context *ctx) {
   snprintf(m, sizeof m, "%s", rs_last_error());
   CHECK_OK(rs_guard_pop(ctx));
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   rs_kernel_info info;
   CHECK_OK(rs_kernel_get_info(k, &info));
   rs_array_release(h);

@@ -68,7 +68,7 @@ static void test_bad_arguments(rs_context *ctx) {
   CHECK_ERRMSG("/nonexistent/kernel.cu");
   rs_launch_config cfg = {0};
   CHECK_STATUS(rs_kernel_launch(NULL, &cfg, 0, NULL), RS_ERR_NULL_POINTER);
-  rs_kernel_destroy(NULL); /* ignored */
+  CHECK_OK(rs_kernel_destroy(NULL)); /* ignored */
 }
 
 static void test_destroyed_kernel_handle(rs_context *ctx) {

@@ -123,7 +123,7 @@ static void test_asynchronous_on_a_stream(rs_context *ctx) {
   CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
   rs_launch_config cfg = {.grid = {1}, .block = {32}, .stream = s};
   rs_status st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(1)));
-  if (st == RS_OK) st = rs_launch_builtin_sleep(ctx, 300, s);
+  if (st == RS_OK) st = rs_t_sleep(ctx, 300, s);
   double t0 = rs_t_now_ms_();
   if (st == RS_OK) st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(2)));
   double queued_ms = rs_t_now_ms_() - t0;
@@ -290,7 +290,7 @@ static void test_constant_memory(rs_context *ctx) {
   rs_status st = rs_kernel_set_constant(k, "table", ht, NULL);
   rs_ledger_stats s;
   memset(&s, 0, sizeof s);
-  if (st == RS_OK) st = rs_ledger_get(ctx, &s);
+  if (st == RS_OK) st = rs_ledger_get_stats(ctx, &s);
   rs_launch_config cfg = {.elements = n};
   if (st == RS_OK) st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(hi), rs_arg_array(d), rs_arg_i32(100)));
   double out[100];

@@ -109,13 +109,13 @@ static void implicit_style(rs_context *ctx, rs_mem_kind kind) {
       const int64_t nbytes = (int64_t)rs_array_nbytes(h);
       CHECK_EQ_I64(nbytes, NELEM * (int64_t)rs_dtype_size(dts[t]));
       CHECK_OK(rs_ledger_reset(ctx));
-      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
       /* "A launch with implicit copies returns only after the copy back": no synchronize
        * before reading the host array. */
       check_chain(h, n_kernels, what);
       CHECK_PASSING();
       rs_ledger_stats s;
-      CHECK_OK(rs_ledger_get(ctx, &s));
+      CHECK_OK(rs_ledger_get_stats(ctx, &s));
       CHECK_MSG(s.copies[RS_H2D][1] == n_kernels && s.copies[RS_D2H][1] == n_kernels,
                 "%s: implicit H2D %lld, D2H %lld, expected %d each", what,
                 (long long)s.copies[RS_H2D][1], (long long)s.copies[RS_D2H][1], n_kernels);
@@ -134,7 +134,7 @@ static void implicit_style(rs_context *ctx, rs_mem_kind kind) {
       CHECK_MSG(s.kernels == n_kernels, "%s: %lld kernels recorded", what, (long long)s.kernels);
       /* the device temporaries of the launches are gone */
       rs_live_stats live;
-      CHECK_OK(rs_context_live(ctx, &live));
+      CHECK_OK(rs_context_get_live_stats(ctx, &live));
       CHECK_MSG(live.device_bytes == 0, "%s: %lld device bytes still live after the launches", what,
                 (long long)live.device_bytes);
       CHECK_OK(rs_array_release(h));
@@ -151,7 +151,7 @@ static void test_implicit_sequence(rs_context *ctx) {
   CHECK_OK(make_kind(&h, ctx, RS_MEM_HOST, NELEM, RS_FLOAT32));
   fill_input(h);
   CHECK_OK(rs_ledger_reset(ctx));
-  for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  for (int i = 0; i < 3; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   int64_t count = -1, dropped = -1;
   CHECK_OK(rs_ledger_count(ctx, &count, &dropped));
   CHECK_EQ_I64(dropped, 0);
@@ -200,13 +200,13 @@ static void explicit_style(rs_context *ctx, rs_mem_kind host_kind) {
       fill_input(h);
       const int64_t nbytes = (int64_t)rs_array_nbytes(h);
       CHECK_OK(rs_ledger_reset(ctx));
-      CHECK_OK(rs_to_device(&d, h, NULL, 0));
+      CHECK_OK(rs_to_device(&d, h, 0, NULL));
       CHECK_EQ_I64(rs_array_kind(d), RS_MEM_DEVICE);
-      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_launch_builtin_axpb(d, A_COEF, C_COEF, NULL));
+      for (int i = 0; i < n_kernels; i++) CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));
       CHECK_OK(rs_copy_to_host(&back, d, NULL));
       CHECK_EQ_I64(rs_array_kind(back), RS_MEM_HOST);
       rs_ledger_stats s;
-      CHECK_OK(rs_ledger_get(ctx, &s));
+      CHECK_OK(rs_ledger_get_stats(ctx, &s));
       CHECK_MSG(s.copies[RS_H2D][0] == 1 && s.copies[RS_D2H][0] == 1,
                 "%s: explicit H2D %lld, D2H %lld, expected 1 each", what,
                 (long long)s.copies[RS_H2D][0], (long long)s.copies[RS_D2H][0]);
@@ -248,10 +248,10 @@ static void test_mapped_managed_no_copy(rs_context *ctx) {
       CHECK_EQ_I64(rs_array_kind(a), kinds[k]);
       fill_input(a);
       CHECK_OK(rs_ledger_reset(ctx));
-      for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(a, A_COEF, C_COEF, NULL));
+      for (int i = 0; i < 3; i++) CHECK_OK(rs_t_axpb(a, A_COEF, C_COEF, NULL));
       CHECK_OK(rs_context_synchronize(ctx));
       rs_ledger_stats s;
-      CHECK_OK(rs_ledger_get(ctx, &s));
+      CHECK_OK(rs_ledger_get_stats(ctx, &s));
       CHECK_MSG(copies_total(&s) == 0, "%s: %lld copies recorded, expected none", what,
                 (long long)copies_total(&s));
       CHECK_EQ_I64(rs_ledger_bytes(&s, -1), 0);
@@ -282,13 +282,13 @@ static void test_scopes_nest(rs_context *ctx) {
   CHECK_OK(rs_ledger_reset(ctx));
 
   /* A: before any scope: 1 implicit H2D, 1 implicit D2H, 1 kernel */
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_ledger_begin(ctx)); /* outer */
   /* B: 1 explicit H2D */
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
   CHECK_OK(rs_ledger_begin(ctx)); /* inner */
   /* C: 1 kernel, 1 explicit D2H */
-  CHECK_OK(rs_launch_builtin_axpb(d, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_copy_to_host_into(h, d, NULL));
   rs_ledger_stats inner, inner2, outer, total;
   CHECK_OK(rs_ledger_end(ctx, &inner));
@@ -297,9 +297,9 @@ static void test_scopes_nest(rs_context *ctx) {
   CHECK_OK(rs_to_device_into(d, h, NULL));
   CHECK_OK(rs_ledger_end(ctx, &inner2));
   /* D: 1 implicit H2D, 1 implicit D2H, 1 kernel, in outer only */
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   CHECK_OK(rs_ledger_end(ctx, &outer));
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
 
   /* inner: only C */
   CHECK_EQ_I64(inner.kernels, 1);
@@ -351,7 +351,7 @@ static void test_scopes_three_levels(rs_context *ctx) {
   for (int level = 0; level < 3; level++) {
     CHECK_OK(rs_ledger_begin(ctx));
     /* level L launches L + 1 kernels */
-    for (int i = 0; i <= level; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+    for (int i = 0; i <= level; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   }
   for (int level = 2; level >= 0; level--) CHECK_OK(rs_ledger_end(ctx, &s[level]));
   /* innermost saw 3, middle 2 + 3, outermost 1 + 2 + 3 */
@@ -370,7 +370,7 @@ static void test_scopes_three_levels(rs_context *ctx) {
 /* A scope begun while earlier work is still running does not count that work. */
 static void test_scope_excludes_earlier_work(rs_context *ctx) {
   CHECK_OK(fresh(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   CHECK_OK(rs_ledger_begin(ctx));
   CHECK_OK(rs_context_synchronize(ctx));
   rs_ledger_stats s, total;
@@ -378,7 +378,7 @@ static void test_scope_excludes_earlier_work(rs_context *ctx) {
   CHECK_EQ_I64(s.kernels, 0);
   CHECK_MSG(s.kernel_device_ms == 0, "the scope holds %.3f ms of kernel time from before it",
             s.kernel_device_ms);
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
   CHECK_EQ_I64(total.kernels, 1);
   CHECK_MSG(total.kernel_device_ms >= 25, "the 30 ms sleep kernel has %.3f ms device time",
             total.kernel_device_ms);
@@ -391,16 +391,16 @@ static void test_scope_errors(rs_context *ctx) {
   CHECK_ERRMSG("scope", "begin", "begun");
   /* reset with an open scope is refused, and the scope still works afterwards */
   CHECK_OK(rs_ledger_begin(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 0, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 0, NULL));
   CHECK_STATUS(rs_ledger_reset(ctx), RS_ERR_STATE);
   CHECK_OK(rs_ledger_end(ctx, &s));
   CHECK_EQ_I64(s.kernels, 1);
   /* the refused reset forgot nothing */
   rs_ledger_stats total;
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
   CHECK_EQ_I64(total.kernels, 1);
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_ledger_get(ctx, &total));
+  CHECK_OK(rs_ledger_get_stats(ctx, &total));
   CHECK_EQ_I64(total.kernels, 0);
   int64_t count = -1;
   CHECK_OK(rs_ledger_count(ctx, &count, NULL));
@@ -428,9 +428,9 @@ static void test_entries_in_order(rs_context *ctx) {
   CHECK_OK(rs_stream_create(&st, ctx, 0));
   CHECK_OK(rs_ledger_reset(ctx));
 
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));                       /* 0: H2D explicit */
-  CHECK_OK(rs_launch_builtin_axpb(d, A_COEF, C_COEF, NULL));     /* 1: kernel on d */
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));     /* 2,3,4: H2D imp, kernel, D2H imp */
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));                       /* 0: H2D explicit */
+  CHECK_OK(rs_t_axpb(d, A_COEF, C_COEF, NULL));     /* 1: kernel on d */
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));     /* 2,3,4: H2D imp, kernel, D2H imp */
   CHECK_OK(rs_copy_to_host_into(h, d, st));                      /* 5: D2H explicit on st */
   CHECK_OK(rs_stream_synchronize(st));
 
@@ -508,11 +508,11 @@ static void timed_ops(rs_context *ctx, int timing) {
   CHECK_OK(make_kind(&d, ctx, RS_MEM_DEVICE, 1 << 16, RS_FLOAT32));
   CHECK_OK(rs_ledger_reset(ctx));
   CHECK_OK(rs_to_device_into(d, h, NULL));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   CHECK_OK(rs_copy_to_host_into(h, d, NULL));
-  CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s)); /* waits for the device times */
+  CHECK_OK(rs_ledger_get_stats(ctx, &s)); /* waits for the device times */
   int64_t count = 0;
   CHECK_OK(rs_ledger_count(ctx, &count, NULL));
   double dev_sum[RS_DIRECTIONS][2] = {{0}}, host_sum = 0;
@@ -582,7 +582,7 @@ static void test_device_times_off(rs_context *ctx) {
 
 static void test_wait_recorded(rs_context *ctx) {
   CHECK_OK(fresh(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   double t0 = rs_t_now_ms_();
   CHECK_OK(rs_stream_synchronize(rs_stream_legacy(ctx)));
   double t1 = rs_t_now_ms_();
@@ -610,7 +610,7 @@ static void test_wait_recorded(rs_context *ctx) {
   CHECK_MSG(wait_ms <= (t1 - t0) + 1.0, "the wait is %.3f ms but the call took %.3f ms", wait_ms,
             t1 - t0);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
   CHECK_EQ_I64(s.waits, 1);
   CHECK_NEAR(s.wait_ms, wait_ms, 1e-9);
   CHECK_EQ_I64(rs_ledger_copies(&s, -1), 0);
@@ -628,7 +628,7 @@ static void test_wait_for_earlier_work(rs_context *ctx) {
   CHECK_OK(rs_t_write_(d, in));
   memset(rs_array_host_data(h), 0, rs_array_nbytes(h));
   CHECK_OK(rs_ledger_reset(ctx));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 30, NULL));
+  CHECK_OK(rs_t_sleep(ctx, 30, NULL));
   CHECK_OK(rs_copy_to_host_into(h, d, NULL));
   int64_t count = 0;
   CHECK_OK(rs_ledger_count(ctx, &count, NULL));
@@ -671,19 +671,19 @@ static void test_print(rs_context *ctx) {
   CHECK_OK(make_kind(&h, ctx, RS_MEM_HOST, 250000, RS_FLOAT32));
   fill_input(h);
   CHECK_OK(rs_ledger_reset(ctx));
-  for (int i = 0; i < 3; i++) CHECK_OK(rs_launch_builtin_axpb(h, A_COEF, C_COEF, NULL));
+  for (int i = 0; i < 3; i++) CHECK_OK(rs_t_axpb(h, A_COEF, C_COEF, NULL));
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(ctx, &s));
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
 
   FILE *f = tmpfile();
   CHECK(f != NULL);
-  CHECK_STATUS(rs_ledger_print(f, &s, 10.0, 0.0), RS_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rs_ledger_print(f, &s, 10.0, -3.0), RS_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(rs_ledger_print(f, &s, 0.0, -1e-9), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_ledger_print(&s, 10.0, 0.0, f), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_ledger_print(&s, 10.0, -3.0, f), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_ledger_print(&s, 0.0, -1e-9, f), RS_ERR_INVALID_ARGUMENT);
   CHECK_MSG(ftell(f) == 0, "a refused print wrote %ld bytes", ftell(f));
   /* at 0.0256 GB/s, 3 MB take 3e6 / 25.6e6 s = 117.1875 ms */
   const double bw = 0.0256, est = 3e6 / (bw * 1e6);
-  rs_status st = rs_ledger_print(f, &s, 500.0, bw);
+  rs_status st = rs_ledger_print(&s, 500.0, bw, f);
   if (st != RS_OK) {
     fclose(f);
     FAIL("rs_ledger_print: %s \"%s\"", rs_status_name(st), rs_t_msg_());
@@ -725,7 +725,7 @@ static void test_print(rs_context *ctx) {
   /* the teaching default and no wall time are accepted too */
   f = tmpfile();
   CHECK(f != NULL);
-  st = rs_ledger_print(f, &s, 0.0, RS_DEFAULT_PCIE_GBS);
+  st = rs_ledger_print(&s, 0.0, RS_DEFAULT_PCIE_GBS, f);
   long written = ftell(f);
   fclose(f);
   CHECK_MSG(st == RS_OK, "rs_ledger_print(default bandwidth): %s", rs_status_name(st));

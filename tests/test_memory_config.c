@@ -46,7 +46,7 @@ static rs_status create_with(rs_context **out, rs_context *like, const char *var
 static rs_memory_stats stats_of(rs_context *c) {
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
-  if (rs_memory_stats_get(&st, c, RS_SPACE_DEVICE) != RS_OK) st.in_use_bytes = -1;
+  if (rs_memory_get_stats(c, RS_SPACE_DEVICE, &st) != RS_OK) st.in_use_bytes = -1;
   return st;
 }
 

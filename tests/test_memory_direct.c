@@ -22,7 +22,7 @@ static rs_context *direct_context(rs_context *ctx) {
 static rs_memory_stats stats_of(rs_context *c) {
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
-  if (rs_memory_stats_get(&st, c, RS_SPACE_DEVICE) != RS_OK) st.in_use_bytes = -1;
+  if (rs_memory_get_stats(c, RS_SPACE_DEVICE, &st) != RS_OK) st.in_use_bytes = -1;
   return st;
 }
 
@@ -311,7 +311,7 @@ static void test_error_during_flush_cancels_the_rest(rs_context *ctx) {
   CHECK_STATUS(rs_array_release(b), RS_ERR_DEVICE); /* b itself is released regardless */
   CHECK_EQ_I64(stats_of(c).cancelled_frees, 4);
   rs_live_stats live;
-  CHECK_OK(rs_context_live(c, &live));
+  CHECK_OK(rs_context_get_live_stats(c, &live));
   CHECK_EQ_I64(live.arrays, 0);
   CHECK_EQ_I64(live.buffers, 0);
   f.fail_free_at = 0;

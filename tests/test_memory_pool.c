@@ -25,7 +25,7 @@ static rs_context *own_context(rs_context *ctx) {
 static rs_memory_stats stats_of(rs_context *c, rs_mem_space space) {
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
-  if (rs_memory_stats_get(&st, c, space) != RS_OK) st.in_use_bytes = -1;
+  if (rs_memory_get_stats(c, space, &st) != RS_OK) st.in_use_bytes = -1;
   return st;
 }
 
@@ -39,10 +39,10 @@ static void test_default_is_pool(rs_context *ctx) {
   CHECK(st.device_total_bytes > 0);
   CHECK_STREQ(rs_allocator_name(RS_ALLOCATOR_DIRECT), "direct");
   rs_allocator_kind k;
-  CHECK_OK(rs_allocator_from_name(&k, "async"));
+  CHECK_OK(rs_allocator_from_name("async", &k));
   CHECK_EQ_I64(k, RS_ALLOCATOR_ASYNC);
-  CHECK_STATUS(rs_allocator_from_name(&k, "user"), RS_ERR_PARSE);
-  CHECK_STATUS(rs_allocator_from_name(&k, "Pool"), RS_ERR_PARSE);
+  CHECK_STATUS(rs_allocator_from_name("user", &k), RS_ERR_PARSE);
+  CHECK_STATUS(rs_allocator_from_name("Pool", &k), RS_ERR_PARSE);
 }
 
 static void test_small_blocks_exact_stats(rs_context *ctx) {
@@ -141,7 +141,7 @@ static void test_large_blocks_exact_stats(rs_context *ctx) {
   CHECK_EQ_I64(st.segments, 3);
   CHECK_EQ_I64(st.misses, 3);
   CHECK_OK(rs_memory_free(c, s, NULL));
-  CHECK_OK(rs_memory_stats_reset(c, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_reset_stats(c, RS_SPACE_DEVICE));
   st = stats_of(c, RS_SPACE_DEVICE);
   CHECK_EQ_I64(st.allocations, 0);
   CHECK_EQ_I64(st.hits, 0);
@@ -175,11 +175,11 @@ static void test_array_reuse(rs_context *ctx) {
   CHECK_EQ_I64(st.misses, 1);
   /* the live counters see arrays, not the cache */
   rs_live_stats live;
-  CHECK_OK(rs_context_live(c, &live));
+  CHECK_OK(rs_context_get_live_stats(c, &live));
   CHECK_EQ_I64(live.device_bytes, 4 << 20);
   CHECK_OK(rs_array_release(y));
   CHECK_OK(rs_array_release(h));
-  CHECK_OK(rs_context_live(c, &live));
+  CHECK_OK(rs_context_get_live_stats(c, &live));
   CHECK_EQ_I64(live.device_bytes, 0);
   rs_context_destroy(c);
 }
@@ -352,7 +352,7 @@ static void test_oom_recovery(rs_context *ctx) {
   CHECK_EQ_I64(st.in_use_bytes, 1024);
   CHECK_EQ_I64(st.reserved_bytes, 2 * MiB); /* the big cached segment was given back */
   rs_live_stats live;
-  CHECK_OK(rs_context_live(c, &live));
+  CHECK_OK(rs_context_get_live_stats(c, &live));
   CHECK_EQ_I64(live.buffers, 0);
   CHECK_OK(rs_memory_free(c, small, NULL));
   CHECK_OK(rs_device_array(&b, c, 1, S1((int64_t)(total / 2)), RS_UINT8, NULL, RS_ORDER_C));
@@ -411,7 +411,7 @@ static void test_pinned_staging_for_strided_copies(rs_context *ctx) {
   rs_array *h = NULL, *hv = NULL, *d = NULL;
   CHECK_OK(rs_host_array_wrap(&h, c, data, 1, S1(64), RS_FLOAT32, NULL));
   CHECK_OK(rs_array_slice(&hv, h, 1, (rs_slice[]){{0, 64, 2}}));
-  CHECK_OK(rs_to_device(&d, hv, NULL, 0));
+  CHECK_OK(rs_to_device(&d, hv, 0, NULL));
   float back[32];
   CHECK_OK(rs_t_read_(d, back));
   for (int i = 0; i < 32; i++) CHECK_NEAR(back[i], 2.0 * i, 0);

@@ -3,7 +3,7 @@
  * the previous owner's work - and for nothing else; pinned blocks wait for their copies;
  * the async allocator orders its frees on the streams.
  *
- * Delays come from rs_launch_builtin_sleep; each check that depends on a stream still
+ * Delays come from rs_t_sleep (tests/known_kernels.h); each check that depends on a stream still
  * being busy first confirms that it is (rs_stream_query), and every result is also
  * checked on the data, which a race would corrupt. */
 #include <stdatomic.h>
@@ -18,7 +18,7 @@
 static rs_memory_stats stats_of(rs_context *c, rs_mem_space space) {
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
-  if (rs_memory_stats_get(&st, c, space) != RS_OK) st.in_use_bytes = -1;
+  if (rs_memory_get_stats(c, space, &st) != RS_OK) st.in_use_bytes = -1;
   return st;
 }
 
@@ -65,8 +65,8 @@ static void test_cross_stream_block_not_reused_early(rs_context *ctx) {
   CHECK_OK(rs_context_synchronize(c));
   void *px = rs_array_device_data(x);
   /* x is used on s behind a delay: the kernel that writes it runs in 300 ms */
-  CHECK_OK(rs_launch_builtin_sleep(c, 300, s));
-  CHECK_OK(rs_launch_builtin_axpb(x, 2.0, 0.0, s));
+  CHECK_OK(rs_t_sleep(c, 300, s));
+  CHECK_OK(rs_t_axpb(x, 2.0, 0.0, s));
   CHECK_OK(rs_array_release(x));
   rs_memory_stats st = stats_of(c, RS_SPACE_DEVICE);
   CHECK_EQ_I64(st.waiting_blocks, 1);
@@ -108,8 +108,8 @@ static void test_new_owner_waits_for_previous_owner_only(rs_context *ctx) {
   rs_array *x = NULL, *y = NULL;
   CHECK_OK(rs_device_array(&x, c, 1, S1(N), RS_FLOAT32, NULL, RS_ORDER_C));
   void *px = rs_array_device_data(x);
-  CHECK_OK(rs_launch_builtin_sleep(c, 300, NULL));
-  CHECK_OK(rs_launch_builtin_axpb(x, 0.0, -1.0, NULL)); /* x = -1 everywhere, late */
+  CHECK_OK(rs_t_sleep(c, 300, NULL));
+  CHECK_OK(rs_t_axpb(x, 0.0, -1.0, NULL)); /* x = -1 everywhere, late */
   CHECK_OK(rs_array_release(x));
   static gate g;
   gate_init(&g);
@@ -143,7 +143,7 @@ static void test_pinned_block_waits_for_its_copy(rs_context *ctx) {
   CHECK_OK(rs_context_synchronize(c));
   void *pp = rs_array_host_data(p);
   /* an asynchronous D2H copy into p, behind a delay */
-  CHECK_OK(rs_launch_builtin_sleep(c, 300, s));
+  CHECK_OK(rs_t_sleep(c, 300, s));
   CHECK_OK(rs_copy_to_host_into(p, d, s));
   CHECK_OK(rs_array_release(p));
   CHECK_EQ_I64(stats_of(c, RS_SPACE_PINNED).waiting_blocks, 1);
@@ -171,7 +171,7 @@ static void test_raw_memory_across_streams(rs_context *ctx) {
   CHECK_OK(rs_stream_create(&s, c, RS_STREAM_NON_BLOCKING));
   void *p = NULL, *q = NULL;
   CHECK_OK(rs_memory_alloc(&p, c, 1 << 20, NULL));
-  CHECK_OK(rs_launch_builtin_sleep(c, 300, s));
+  CHECK_OK(rs_t_sleep(c, 300, s));
   CHECK_OK(rs_memory_free(c, p, s));
   CHECK_EQ_I64(stats_of(c, RS_SPACE_DEVICE).waiting_blocks, 1);
   CHECK_OK(rs_memory_alloc(&q, c, 1 << 20, NULL));
@@ -208,8 +208,8 @@ static void test_async_allocator(rs_context *ctx) {
   CHECK_EQ_I64(st.allocations, 1);
   CHECK_OK(fill(x, h, NULL));
   /* used on s behind a delay, then released: the free is queued after s's work */
-  CHECK_OK(rs_launch_builtin_sleep(c, 300, s));
-  CHECK_OK(rs_launch_builtin_axpb(x, 2.0, 0.0, s));
+  CHECK_OK(rs_t_sleep(c, 300, s));
+  CHECK_OK(rs_t_axpb(x, 2.0, 0.0, s));
   CHECK_OK(rs_array_release(x));
   CHECK_EQ_I64(stats_of(c, RS_SPACE_DEVICE).in_use_bytes, 0);
   CHECK_OK(rs_device_array(&y, c, 1, S1(N), RS_FLOAT32, NULL, RS_ORDER_C));

@@ -120,9 +120,9 @@ static void *work(void *arg) {
       if (st != RS_OK) note_error(sh, st, "rs_memory_release");
     } else {
       rs_memory_stats ms;
-      st = rs_memory_stats_get(&ms, sh->ctx, RS_SPACE_DEVICE);
+      st = rs_memory_get_stats(sh->ctx, RS_SPACE_DEVICE, &ms);
       if (st != RS_OK)
-        note_error(sh, st, "rs_memory_stats_get");
+        note_error(sh, st, "rs_memory_get_stats");
       else if (ms.in_use_bytes < 0 || ms.cached_bytes < 0)
         note_error(sh, RS_ERR_INTERNAL, "negative stats");
     }
@@ -172,18 +172,18 @@ static void test_stress_four_threads(rs_context *ctx) {
   CHECK_MSG(atomic_load(&sh.oom) * 100 < atomic_load(&sh.allocations) + 100, "%lld out of memory",
             (long long)atomic_load(&sh.oom));
   rs_memory_stats st;
-  CHECK_OK(rs_memory_stats_get(&st, sh.ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_get_stats(sh.ctx, RS_SPACE_DEVICE, &st));
   CHECK_EQ_I64(st.in_use_bytes, 0);
   CHECK_EQ_I64(st.requested_bytes, 0);
   CHECK_EQ_I64(st.allocations, st.frees);
   CHECK_OK(rs_memory_release(sh.ctx, RS_SPACE_DEVICE));
-  CHECK_OK(rs_memory_stats_get(&st, sh.ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_get_stats(sh.ctx, RS_SPACE_DEVICE, &st));
   CHECK_EQ_I64(st.reserved_bytes, 0);
   CHECK_EQ_I64(st.segments, 0);
   if (rs_context_backend(sh.ctx) == RS_BACKEND_SIM)
     CHECK_EQ_I64(st.device_free_bytes, st.device_total_bytes); /* all memory is back */
   rs_live_stats live;
-  CHECK_OK(rs_context_live(sh.ctx, &live));
+  CHECK_OK(rs_context_get_live_stats(sh.ctx, &live));
   CHECK_EQ_I64(live.arrays, 0);
   CHECK_EQ_I64(live.buffers, 0);
   CHECK_EQ_I64(live.device_bytes, 0);
@@ -212,7 +212,7 @@ static void test_stress_direct_allocator(rs_context *ctx) {
             (long long)atomic_load(&sh.errors), sh.first_error);
   CHECK_OK(rs_memory_flush(sh.ctx));
   rs_memory_stats st;
-  CHECK_OK(rs_memory_stats_get(&st, sh.ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_get_stats(sh.ctx, RS_SPACE_DEVICE, &st));
   CHECK_EQ_I64(st.in_use_bytes, 0);
   CHECK_EQ_I64(st.pending_frees, 0);
   if (rs_context_backend(sh.ctx) == RS_BACKEND_SIM)
@@ -245,12 +245,12 @@ static void test_stress_under_a_limit(rs_context *ctx) {
             (long long)atomic_load(&sh.errors), sh.first_error);
   CHECK(atomic_load(&sh.oom) > 0); /* the cap was reached */
   rs_memory_stats st;
-  CHECK_OK(rs_memory_stats_get(&st, sh.ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_get_stats(sh.ctx, RS_SPACE_DEVICE, &st));
   CHECK_EQ_I64(st.in_use_bytes, 0);
   CHECK(st.peak_reserved_bytes <= (int64_t)192 << 20);
   CHECK_EQ_I64(st.oom_failures, atomic_load(&sh.oom));
   CHECK_OK(rs_memory_release(sh.ctx, RS_SPACE_DEVICE));
-  CHECK_OK(rs_memory_stats_get(&st, sh.ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_get_stats(sh.ctx, RS_SPACE_DEVICE, &st));
   CHECK_EQ_I64(st.reserved_bytes, 0);
   if (rs_context_backend(sh.ctx) == RS_BACKEND_SIM)
     CHECK_EQ_I64(st.device_free_bytes, st.device_total_bytes);

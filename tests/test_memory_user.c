@@ -62,7 +62,7 @@ static void counting_init(counting *c) {
 static rs_memory_stats stats_of(rs_context *c) {
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
-  if (rs_memory_stats_get(&st, c, RS_SPACE_DEVICE) != RS_OK) st.in_use_bytes = -1;
+  if (rs_memory_get_stats(c, RS_SPACE_DEVICE, &st) != RS_OK) st.in_use_bytes = -1;
   return st;
 }
 
@@ -158,7 +158,7 @@ static void test_user_allocator_returns_null(rs_context *ctx) {
   CHECK_EQ_I64(st.allocations, 0);
   CHECK_EQ_I64(st.oom_failures, 1);
   rs_live_stats live;
-  CHECK_OK(rs_context_live(c, &live));
+  CHECK_OK(rs_context_get_live_stats(c, &live));
   CHECK_EQ_I64(live.arrays, 0);
   CHECK_EQ_I64(live.buffers, 0);
   /* the same underneath the pool */
@@ -245,9 +245,9 @@ static void test_set_allocator_bad_input(rs_context *ctx) {
   CHECK_EQ_I64(atomic_load(&k.allocs), 0);
   CHECK_EQ_I64(rs_context_allocator(NULL), RS_ALLOCATOR_POOL);
   rs_memory_stats st;
-  CHECK_STATUS(rs_memory_stats_get(NULL, ctx, RS_SPACE_DEVICE), RS_ERR_NULL_POINTER);
-  CHECK_STATUS(rs_memory_stats_get(&st, NULL, RS_SPACE_DEVICE), RS_ERR_NULL_POINTER);
-  CHECK_STATUS(rs_memory_stats_get(&st, ctx, (rs_mem_space)5), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_memory_get_stats(ctx, RS_SPACE_DEVICE, NULL), RS_ERR_NULL_POINTER);
+  CHECK_STATUS(rs_memory_get_stats(NULL, RS_SPACE_DEVICE, &st), RS_ERR_NULL_POINTER);
+  CHECK_STATUS(rs_memory_get_stats(ctx, (rs_mem_space)5, &st), RS_ERR_INVALID_ARGUMENT);
 }
 
 static const rs_test_case tests[] = {

@@ -1,7 +1,7 @@
 /* Out of device memory: an allocation beyond the device's memory fails with
  * RS_ERR_OUT_OF_MEMORY and a message, leaks nothing, and the context keeps working.
  * On the simulator CTest sets RESIDENT_SIM_DEVICE_MEMORY=1GiB; on CUDA the sizes come
- * from rs_context_props. */
+ * from rs_context_get_props. */
 #include "harness.h"
 #include "resident/allocator.h"
 #include "resident/random.h"
@@ -11,7 +11,7 @@
 
 static size_t total_memory(rs_context *ctx) {
   rs_device_props p;
-  if (rs_context_props(ctx, &p) != RS_OK) return 0;
+  if (rs_context_get_props(ctx, &p) != RS_OK) return 0;
   return p.total_memory;
 }
 
@@ -19,7 +19,7 @@ static size_t total_memory(rs_context *ctx) {
  * beside this one, may hold part of the card). */
 static size_t free_memory(rs_context *ctx) {
   rs_device_props p;
-  if (rs_context_props(ctx, &p) != RS_OK) return 0;
+  if (rs_context_get_props(ctx, &p) != RS_OK) return 0;
   return p.free_memory;
 }
 
@@ -47,7 +47,7 @@ static void check_still_works(rs_context *ctx) {
 
 static void check_nothing_live(rs_context *ctx) {
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_MSG(st.arrays == 0 && st.buffers == 0 && st.device_bytes == 0,
             "after a failed allocation: arrays=%lld buffers=%lld device_bytes=%lld",
             (long long)st.arrays, (long long)st.buffers, (long long)st.device_bytes);
@@ -104,7 +104,7 @@ static void test_second_allocation_fails(rs_context *ctx) {
                RS_ERR_OUT_OF_MEMORY);
   CHECK(b == NULL);
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 1);
   CHECK_EQ_I64(st.buffers, 1);
   /* the first array is intact: a small copy into a slice of it works */
@@ -130,10 +130,10 @@ static void test_to_device_too_big(rs_context *ctx) {
   CHECK(total > 0 && total <= ((size_t)4 << 30));
   rs_array *h = NULL, *d = NULL;
   CHECK_OK(rs_host_array(&h, ctx, 1, S1((int64_t)total + 4096), RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_STATUS(rs_to_device(&d, h, NULL, 0), RS_ERR_OUT_OF_MEMORY);
+  CHECK_STATUS(rs_to_device(&d, h, 0, NULL), RS_ERR_OUT_OF_MEMORY);
   CHECK(d == NULL);
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 1);
   CHECK_EQ_I64(st.device_bytes, 0);
   CHECK_OK(rs_array_release(h));
@@ -159,12 +159,12 @@ static void test_ops_scratch_recovered(rs_context *ctx) {
   CHECK_OK(rs_array_release(x));
   CHECK_OK(rs_array_release(y));
   rs_memory_stats before, after;
-  CHECK_OK(rs_memory_stats_get(&before, ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_get_stats(ctx, RS_SPACE_DEVICE, &before));
   if (cuda) CHECK_MSG(before.ops_scratch_bytes >= n * 8, "scratch held after the sort: %lld", (long long)before.ops_scratch_bytes);
   else CHECK_EQ_I64(before.ops_scratch_bytes, 0);
   int64_t want = before.device_free_bytes + (cuda ? before.cached_bytes + before.ops_scratch_bytes / 2 : before.cached_bytes / 2);
   CHECK_OK(rs_device_array(&big, ctx, 1, S1(want), RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_OK(rs_memory_stats_get(&after, ctx, RS_SPACE_DEVICE));
+  CHECK_OK(rs_memory_get_stats(ctx, RS_SPACE_DEVICE, &after));
   CHECK_OK(rs_array_release(big));
   printf("    scratch held %lld bytes before, %lld after the recovery\n", (long long)before.ops_scratch_bytes,
          (long long)after.ops_scratch_bytes);

@@ -18,14 +18,14 @@ static void test_allclose(rs_context *ctx) {
     CHECK_OK(from(&x, ctx, where, 1, &n, a));
     CHECK_OK(from(&y, ctx, where, 1, &n, b));
     int r = -1;
-    CHECK_OK(rs_allclose(&r, x, y, 1e-5, 0, 1, NULL));
+    CHECK_OK(rs_allclose(x, y, 1e-5, 0, 1, &r, NULL));
     CHECK(r == 0); /* 3 vs 3.1 */
-    CHECK_OK(rs_allclose(&r, x, y, 0.05, 0, 1, NULL));
+    CHECK_OK(rs_allclose(x, y, 0.05, 0, 1, &r, NULL));
     CHECK(r == 1);
-    CHECK_OK(rs_allclose(&r, x, y, 0.05, 0, 0, NULL));
+    CHECK_OK(rs_allclose(x, y, 0.05, 0, 0, &r, NULL));
     CHECK(r == 0); /* NaN != NaN without equal_nan */
     rs_close_report rep;
-    CHECK_OK(rs_allclose_report(&rep, x, y, 1e-5, 0, 1, NULL));
+    CHECK_OK(rs_allclose_report(x, y, 1e-5, 0, 1, &rep, NULL));
     CHECK_EQ_I64(rep.mismatched, 1);
     CHECK_EQ_I64(rep.total, 5);
     CHECK_EQ_I64(rep.worst_index[0], 2);
@@ -43,7 +43,7 @@ static void test_allclose(rs_context *ctx) {
     double c[5] = {1, 2, 3, 1e300, NAN};
     rs_array *z = NULL;
     CHECK_OK(from(&z, ctx, where, 1, &n, c));
-    CHECK_OK(rs_allclose(&r, x, z, 1, 1, 1, NULL));
+    CHECK_OK(rs_allclose(x, z, 1, 1, 1, &r, NULL));
     CHECK(r == 0);
     tl_release(3, x, y, z);
   }
@@ -56,19 +56,19 @@ static void test_broadcast_and_2d(rs_context *ctx) {
   CHECK_OK(from(&x, ctx, RS_MEM_DEVICE, 2, s23, a));
   CHECK_OK(from(&y, ctx, RS_MEM_DEVICE, 1, s3, b));
   rs_close_report rep;
-  CHECK_OK(rs_allclose_report(&rep, x, y, 1e-7, 0, 0, NULL));
+  CHECK_OK(rs_allclose_report(x, y, 1e-7, 0, 0, &rep, NULL));
   CHECK(!rep.close);
   CHECK_EQ_I64(rep.worst_index[0], 1);
   CHECK_EQ_I64(rep.worst_index[1], 2);
   CHECK_NEAR(rep.worst_desired, 3, 0);
   CHECK_STATUS(rs_assert_allclose(x, y, 1e-7, 0, NULL), RS_ERR_SHAPE); /* assert needs equal shapes */
   rs_array *r = NULL;
-  CHECK_STATUS(rs_allclose(NULL, x, y, 1, 1, 0, NULL), RS_ERR_NULL_POINTER);
+  CHECK_STATUS(rs_allclose(x, y, 1, 1, 0, NULL, NULL), RS_ERR_NULL_POINTER);
   int ok = 0;
-  CHECK_STATUS(rs_allclose(&ok, x, y, -1, 0, 0, NULL), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_allclose(x, y, -1, 0, 0, &ok, NULL), RS_ERR_INVALID_ARGUMENT);
   int64_t s4[1] = {4};
   CHECK_OK(rs_zeros(&r, ctx, RS_MEM_DEVICE, 1, s4, RS_FLOAT64, NULL));
-  CHECK_STATUS(rs_allclose(&ok, x, r, 1, 1, 0, NULL), RS_ERR_BROADCAST);
+  CHECK_STATUS(rs_allclose(x, r, 1, 1, 0, &ok, NULL), RS_ERR_BROADCAST);
   tl_release(3, x, y, r);
 }
 
@@ -81,13 +81,13 @@ static void test_array_equal(rs_context *ctx) {
   CHECK_OK(rs_arange(&c, ctx, RS_MEM_DEVICE, 0, 3, 1, RS_FLOAT32, NULL));
   CHECK_OK(rs_full(&d, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, rs_scalar_float(NAN), NULL));
   int eq = -1;
-  CHECK_OK(rs_array_equal(&eq, a, b, NULL));
+  CHECK_OK(rs_array_equal(a, b, &eq, NULL));
   CHECK(eq == 1);
-  CHECK_OK(rs_array_equal(&eq, a, i, NULL));
+  CHECK_OK(rs_array_equal(a, i, &eq, NULL));
   CHECK(eq == 1);
-  CHECK_OK(rs_array_equal(&eq, a, c, NULL));
+  CHECK_OK(rs_array_equal(a, c, &eq, NULL));
   CHECK(eq == 0); /* different shapes: 0, no error */
-  CHECK_OK(rs_array_equal(&eq, d, d, NULL));
+  CHECK_OK(rs_array_equal(d, d, &eq, NULL));
   CHECK(eq == 0); /* NaN != NaN */
   (void)m;
   tl_release(5, a, b, c, d, i);
@@ -102,7 +102,7 @@ static void test_ledger(rs_context *ctx) {
   CHECK_OK(rs_ones(&b, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT64, NULL));
   CHECK_OK(rs_ledger_begin(ctx));
   int r = 0;
-  CHECK_OK(rs_allclose(&r, a, b, 1e-7, 0, 0, NULL));
+  CHECK_OK(rs_allclose(a, b, 1e-7, 0, 0, &r, NULL));
   rs_ledger_stats st;
   CHECK_OK(rs_ledger_end(ctx, &st));
   CHECK(r == 1);

@@ -230,9 +230,7 @@ static void test_views(rs_context *ctx) {
     CHECK_OK(rs_array_slice(&view, big, 2, cols));
     rs_array *xt = NULL;
     CHECK_OK(rs_array_transpose(&xt, x));
-    rs_array *out = view;
-    CHECK_OK(rs_multiply_scalar(&out, xt, rs_scalar_float(2), NULL));
-    CHECK(out == view);
+    CHECK_OK(rs_multiply_scalar_into(view, xt, rs_scalar_float(2), NULL));
     if (!placement) {
       ew_case *c = suite_add(s, "into a strided view");
       c->dev = big;
@@ -258,45 +256,38 @@ static void test_out(rs_context *ctx) {
     rs_array *x = NULL, *head = NULL, *tail = NULL, *f64 = NULL, *i8 = NULL, *big = NULL;
     CHECK_OK(rs_arange(&x, ctx, where, 0, 10, 1, RS_FLOAT64, NULL));
     /* in place: x = x * 3 + 1 */
-    rs_array *o = x;
-    CHECK_OK(rs_multiply_scalar(&o, x, rs_scalar_float(3), NULL));
-    CHECK_OK(rs_add_scalar(&o, x, rs_scalar_float(1), NULL));
-    CHECK(o == x);
+    CHECK_OK(rs_multiply_scalar_into(x, x, rs_scalar_float(3), NULL));
+    CHECK_OK(rs_add_scalar_into(x, x, rs_scalar_float(1), NULL));
     double v;
     int64_t i9 = 9;
-    CHECK_OK(rs_array_item_double(&v, x, &i9, NULL));
+    CHECK_OK(rs_array_item_double(x, &i9, &v, NULL));
     CHECK_NEAR(v, 28, 0);
     /* overlapping: x[1:] = x[:-1] + x[1:] reads every input before writing (NumPy's copy) */
     rs_slice sh[1] = {{0, 9, 1}}, st[1] = {{1, 10, 1}};
     CHECK_OK(rs_array_slice(&head, x, 1, sh));
     CHECK_OK(rs_array_slice(&tail, x, 1, st));
-    o = tail;
-    CHECK_OK(rs_add(&o, head, tail, NULL));
+    CHECK_OK(rs_add_into(tail, head, tail, NULL));
     int64_t i1 = 1, i2 = 2;
-    CHECK_OK(rs_array_item_double(&v, x, &i1, NULL));
+    CHECK_OK(rs_array_item_double(x, &i1, &v, NULL));
     CHECK_NEAR(v, 1 + 4, 0); /* old x[0] + old x[1] */
-    CHECK_OK(rs_array_item_double(&v, x, &i2, NULL));
+    CHECK_OK(rs_array_item_double(x, &i2, &v, NULL));
     CHECK_NEAR(v, 4 + 7, 0);
     /* out of another dtype: int8 + int8 into float64 (same_kind), float into int8 refused */
     CHECK_OK(rs_full(&i8, ctx, where, 1, &n, RS_INT8, rs_scalar_int(100), NULL));
     CHECK_OK(rs_empty(&f64, ctx, where, 1, &n, RS_FLOAT64));
-    o = f64;
-    CHECK_OK(rs_add(&o, i8, i8, NULL)); /* wraps in int8 first: 200 -> -56, as NumPy */
-    CHECK_OK(rs_array_item_double(&v, f64, &i1, NULL));
+    CHECK_OK(rs_add_into(f64, i8, i8, NULL)); /* wraps in int8 first: 200 -> -56, as NumPy */
+    CHECK_OK(rs_array_item_double(f64, &i1, &v, NULL));
     CHECK_NEAR(v, -56, 0);
-    o = i8;
-    CHECK_STATUS(rs_multiply_scalar(&o, f64, rs_scalar_float(2), NULL), RS_ERR_DTYPE);
+    CHECK_STATUS(rs_multiply_scalar_into(i8, f64, rs_scalar_float(2), NULL), RS_ERR_DTYPE);
     /* out larger than the inputs' shape: broadcast into it */
     int64_t bs[2] = {3, 10};
     CHECK_OK(rs_empty(&big, ctx, where, 2, bs, RS_FLOAT64));
-    o = big;
-    CHECK_OK(rs_add(&o, f64, f64, NULL));
+    CHECK_OK(rs_add_into(big, f64, f64, NULL));
     int64_t idx[2] = {2, 1};
-    CHECK_OK(rs_array_item_double(&v, big, idx, NULL));
+    CHECK_OK(rs_array_item_double(big, idx, &v, NULL));
     CHECK_NEAR(v, -112, 0);
     /* out of the wrong shape */
-    o = head;
-    CHECK_STATUS(rs_add(&o, f64, f64, NULL), RS_ERR_SHAPE);
+    CHECK_STATUS(rs_add_into(head, f64, f64, NULL), RS_ERR_SHAPE);
     tl_release(6, x, head, tail, f64, i8, big);
   }
   /* out of another context */
@@ -305,8 +296,7 @@ static void test_out(rs_context *ctx) {
   rs_array *a = NULL, *o2 = NULL;
   CHECK_OK(rs_zeros(&a, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, NULL));
   CHECK_OK(rs_zeros(&o2, other, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, NULL));
-  rs_array *o = o2;
-  CHECK_STATUS(rs_add(&o, a, a, NULL), RS_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(rs_add_into(o2, a, a, NULL), RS_ERR_INVALID_ARGUMENT);
   CHECK_ERRMSG("context");
   tl_release(2, a, o2);
   rs_context_destroy(other);
@@ -380,7 +370,7 @@ static void test_astype_nan(rs_context *ctx) {
   double data[4] = {NAN, INFINITY, -1e20, 3.7};
   rs_array *w = NULL, *d = NULL, *r64 = NULL, *r32 = NULL, *r8 = NULL;
   CHECK_OK(rs_host_array_wrap(&w, ctx, data, 1, &n, RS_FLOAT64, NULL));
-  CHECK_OK(rs_to_device(&d, w, NULL, 0));
+  CHECK_OK(rs_to_device(&d, w, 0, NULL));
   CHECK_OK(rs_astype(&r64, d, RS_INT64, NULL));
   CHECK_OK(rs_astype(&r32, d, RS_INT32, NULL));
   CHECK_OK(rs_astype(&r8, d, RS_UINT8, NULL));
@@ -428,7 +418,7 @@ static void test_vector_edges(rs_context *ctx) {
         CHECK_OK(rs_full(&two, ctx, RS_MEM_DEVICE, 0, zero_d, d, rs_scalar_float(2), NULL));
         CHECK_OK(rs_empty(&obase, ctx, RS_MEM_DEVICE, 1, &whole, d));
         CHECK_OK(rs_array_slice(&out, obase, 1, &sl));
-        CHECK_OK(rs_add(&out, a, two, NULL)); /* broadcast 0-d, out possibly misaligned */
+        CHECK_OK(rs_add_into(out, a, two, NULL)); /* broadcast 0-d, out possibly misaligned */
         CHECK_OK(rs_add(&dbl, a, a, NULL));
         char *ha = malloc((size_t)whole * isz), *hs = malloc((size_t)n * isz), *hd = malloc((size_t)n * isz);
         CHECK_OK(rs_t_read_(base, ha));
@@ -444,7 +434,7 @@ static void test_vector_edges(rs_context *ctx) {
           }
         }
         /* in place: a += 2, then the element before the view (off 1) must be untouched */
-        CHECK_OK(rs_add(&a, a, two, NULL));
+        CHECK_OK(rs_add_into(a, a, two, NULL));
         char *hb = malloc((size_t)whole * isz);
         CHECK_OK(rs_t_read_(base, hb));
         for (int64_t i = 0; i < whole && !bad; i++) {

@@ -37,12 +37,12 @@ static void test_normalize_rows_exact(rs_context *ctx) {
   CHECK_OK(rs_random_uniform(&x, &rng, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT64, 0, 1, NULL));
   double *orig = malloc((size_t)n * sizeof *orig), *got = malloc((size_t)n * sizeof *got);
   CHECK_OK(rs_t_read_(x, orig));
-  CHECK_OK(rs_sort(&x, x, NULL));
+  CHECK_OK(rs_sort_into(x, x, NULL));
   int64_t shape[2] = {-1, 5};
   int axis = 1;
   CHECK_OK(rs_array_reshape(&rows, x, 2, shape));
   CHECK_OK(rs_sum(&sums, rows, 1, &axis, 1, NULL));
-  CHECK_OK(rs_divide(&rows, rows, sums, NULL));
+  CHECK_OK(rs_divide_into(rows, rows, sums, NULL));
   CHECK_OK(rs_t_read_(rows, got));
   /* reference: qsort, then the same row arithmetic */
   for (int64_t i = 1; i < n; i++)

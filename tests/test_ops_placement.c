@@ -56,8 +56,7 @@ static void test_mixed_implicit(rs_context *ctx) {
   /* a host out of a device op: copied in and back, implicitly */
   CHECK_OK(rs_empty(&ho, ctx, RS_MEM_HOST, 1, &n, RS_FLOAT32));
   CHECK_OK(rs_ledger_begin(ctx));
-  rs_array *o = ho;
-  CHECK_OK(rs_add(&o, d, d, NULL));
+  CHECK_OK(rs_add_into(ho, d, d, NULL));
   CHECK_OK(rs_ledger_end(ctx, &st));
   CHECK_EQ_I64(st.copies[RS_D2H][1], 1);
   CHECK_NEAR(((float *)rs_array_host_data(ho))[7], 2, 0); /* there when the call returns */
@@ -66,8 +65,7 @@ static void test_mixed_implicit(rs_context *ctx) {
   CHECK_OK(rs_guard_push(ctx, RS_ALL_DIRECTIONS, RS_GUARD_DISALLOW));
   CHECK_STATUS(rs_add(&r, h, d, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK(r == NULL);
-  o = ho;
-  CHECK_STATUS(rs_multiply(&o, d, d, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_STATUS(rs_multiply_into(ho, d, d, NULL), RS_ERR_TRANSFER_REFUSED);
   CHECK_NEAR(((float *)rs_array_host_data(ho))[7], 2, 0);
   CHECK_OK(rs_add(&r, d, d, NULL)); /* all on the device: no copy to refuse */
   CHECK_OK(rs_guard_pop(ctx));
@@ -83,22 +81,22 @@ static void test_memory_kinds(rs_context *ctx) {
   CHECK_EQ_I64(rs_array_kind(r1), RS_MEM_HOST); /* pinned is host memory */
   CHECK_NEAR(((float *)rs_array_host_data(r1))[0], 2, 0);
   rs_device_props props;
-  CHECK_OK(rs_context_props(ctx, &props));
+  CHECK_OK(rs_context_get_props(ctx, &props));
   if (props.can_map_host_memory) {
     CHECK_OK(rs_mapped_array(&m, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C, 0));
-    CHECK_OK(rs_fill(m, rs_scalar_float(4), NULL));
+    CHECK_OK(rs_full_into(m, rs_scalar_float(4), NULL));
     CHECK_OK(rs_sqrt(&r2, m, NULL));
     CHECK_EQ_I64(rs_array_kind(r2), RS_MEM_HOST);
     CHECK_NEAR(((float *)rs_array_host_data(r2))[3], 2, 0);
   }
   if (props.managed_memory) {
     CHECK_OK(rs_managed_array(&mg, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C, RS_ATTACH_GLOBAL));
-    CHECK_OK(rs_fill(mg, rs_scalar_float(9), NULL));
+    CHECK_OK(rs_full_into(mg, rs_scalar_float(9), NULL));
     CHECK_OK(rs_sqrt(&r3, mg, NULL));
     CHECK_EQ_I64(rs_array_kind(r3), RS_MEM_DEVICE); /* managed counts as device */
     double v;
     int64_t i = 5;
-    CHECK_OK(rs_array_item_double(&v, r3, &i, NULL));
+    CHECK_OK(rs_array_item_double(r3, &i, &v, NULL));
     CHECK_NEAR(v, 3, 0);
   }
   tl_release(6, p, m, r1, r2, mg, r3);
@@ -110,7 +108,7 @@ static void test_item_recorded(rs_context *ctx) {
   CHECK_OK(rs_arange(&a, ctx, RS_MEM_DEVICE, 0, 10, 1, RS_INT32, NULL));
   CHECK_OK(rs_ledger_reset(ctx));
   int64_t v = 0, idx = -3;
-  CHECK_OK(rs_array_item_int64(&v, a, &idx, NULL));
+  CHECK_OK(rs_array_item_int64(a, &idx, &v, NULL));
   CHECK_EQ_I64(v, 7);
   int64_t count = 0, dropped = 0;
   CHECK_OK(rs_ledger_count(ctx, &count, &dropped));
@@ -124,8 +122,8 @@ static void test_item_recorded(rs_context *ctx) {
   }
   CHECK(found);
   int64_t bad = 10;
-  CHECK_STATUS(rs_array_item_int64(&v, a, &bad, NULL), RS_ERR_INDEX);
-  CHECK_STATUS(rs_array_item_int64(&v, a, NULL, NULL), RS_ERR_INDEX); /* 10 elements need an index */
+  CHECK_STATUS(rs_array_item_int64(a, &bad, &v, NULL), RS_ERR_INDEX);
+  CHECK_STATUS(rs_array_item_int64(a, NULL, &v, NULL), RS_ERR_INDEX); /* 10 elements need an index */
   (void)n;
   rs_array_release(a);
 }
@@ -137,13 +135,13 @@ static void test_streams(rs_context *ctx) {
   CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
   rs_array *a = NULL, *b = NULL, *m = NULL;
   CHECK_OK(rs_zeros(&a, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, s));
-  CHECK_OK(rs_launch_builtin_sleep(ctx, 20, s)); /* later work must wait for it */
-  CHECK_OK(rs_add_scalar(&a, a, rs_scalar_float(1), s));
+  CHECK_OK(rs_t_sleep(ctx, 20, s)); /* later work must wait for it */
+  CHECK_OK(rs_add_scalar_into(a, a, rs_scalar_float(1), s));
   CHECK_OK(rs_multiply_scalar(&b, a, rs_scalar_float(2), s));
   CHECK_OK(rs_max(&m, b, 0, NULL, 0, s));
   CHECK_OK(rs_stream_synchronize(s));
   double v = 0;
-  CHECK_OK(rs_array_item_double(&v, m, NULL, s));
+  CHECK_OK(rs_array_item_double(m, NULL, &v, s));
   CHECK_NEAR(v, 2, 0);
   tl_release(3, a, b, m);
   CHECK_OK(rs_stream_destroy(s));

@@ -65,15 +65,15 @@ static void test_reproducible(rs_context *ctx) {
     CHECK_OK(rs_random_normal(&b, &r2, ctx, where, 2, shape, RS_FLOAT64, 0, 1, NULL));
     CHECK_OK(rs_random_normal(&c, &r3, ctx, where, 2, shape, RS_FLOAT64, 0, 1, NULL));
     int eq = 0;
-    CHECK_OK(rs_array_equal(&eq, a, b, NULL));
+    CHECK_OK(rs_array_equal(a, b, &eq, NULL));
     CHECK(eq);
-    CHECK_OK(rs_array_equal(&eq, a, c, NULL));
+    CHECK_OK(rs_array_equal(a, c, &eq, NULL));
     CHECK(!eq);
     /* refill in place: new numbers, same array */
     rs_array *before = NULL;
     CHECK_OK(rs_copy(&before, a, NULL));
     CHECK_OK(rs_random_normal_into(a, &r1, 0, 1, NULL));
-    CHECK_OK(rs_array_equal(&eq, a, before, NULL));
+    CHECK_OK(rs_array_equal(a, before, &eq, NULL));
     CHECK(!eq);
     /* element i in C order takes block offset + i, whatever the memory layout */
     rs_rng r4 = rs_rng_seed(7);
@@ -81,7 +81,7 @@ static void test_reproducible(rs_context *ctx) {
     CHECK_OK(rs_empty(&f, ctx, where, 2, tshape, RS_FLOAT64));
     CHECK_OK(rs_array_transpose(&ft, f)); /* a (50, 40) F-ordered view */
     CHECK_OK(rs_random_normal_into(ft, &r4, 0, 1, NULL));
-    CHECK_OK(rs_array_equal(&eq, ft, b, NULL));
+    CHECK_OK(rs_array_equal(ft, b, &eq, NULL));
     CHECK(eq);
     /* bounds */
     CHECK_STATUS(rs_random_uniform_into(a, &r1, 1, 1, NULL), RS_ERR_INVALID_ARGUMENT);

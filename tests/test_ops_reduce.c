@@ -128,34 +128,31 @@ static void test_reduce_out_and_empty(rs_context *ctx) {
     rs_array *x = NULL, *o = NULL, *r = NULL, *e = NULL, *e2 = NULL, *e3 = NULL, *z = NULL;
     CHECK_OK(rs_arange(&x, ctx, where, 1, 7, 1, RS_INT32, NULL));
     CHECK_OK(rs_empty(&o, ctx, where, 0, NULL, RS_FLOAT64));
-    rs_array *oo = o;
-    CHECK_OK(rs_sum(&oo, x, 0, NULL, 0, NULL)); /* int64 result into a float64 out */
+    CHECK_OK(rs_sum_into(o, x, 0, NULL, 0, NULL)); /* int64 result into a float64 out */
     double v;
-    CHECK_OK(rs_array_item_double(&v, o, NULL, NULL));
+    CHECK_OK(rs_array_item_double(o, NULL, &v, NULL));
     CHECK_NEAR(v, 21, 0);
-    oo = x;
-    CHECK_STATUS(rs_mean(&oo, x, 0, NULL, 0, NULL), RS_ERR_SHAPE); /* (6,) out for a 0-d result */
+    CHECK_STATUS(rs_mean_into(x, x, 0, NULL, 0, NULL), RS_ERR_SHAPE); /* (6,) out for a 0-d result */
     rs_array *o8 = NULL;
     CHECK_OK(rs_empty(&o8, ctx, where, 0, NULL, RS_INT8));
-    oo = o8;
-    CHECK_STATUS(rs_mean(&oo, x, 0, NULL, 0, NULL), RS_ERR_DTYPE); /* float64 into int8 */
+    CHECK_STATUS(rs_mean_into(o8, x, 0, NULL, 0, NULL), RS_ERR_DTYPE); /* float64 into int8 */
     rs_array_release(o8);
     /* empty reductions: identities, or an error where there is none */
     CHECK_OK(rs_empty(&e, ctx, where, 1, e0, RS_FLOAT32));
     CHECK_OK(rs_sum(&r, e, 0, NULL, 0, NULL));
-    CHECK_OK(rs_array_item_double(&v, r, NULL, NULL));
+    CHECK_OK(rs_array_item_double(r, NULL, &v, NULL));
     CHECK_NEAR(v, 0, 0);
     rs_array_release(r), r = NULL;
     CHECK_OK(rs_prod(&r, e, 0, NULL, 0, NULL));
-    CHECK_OK(rs_array_item_double(&v, r, NULL, NULL));
+    CHECK_OK(rs_array_item_double(r, NULL, &v, NULL));
     CHECK_NEAR(v, 1, 0);
     rs_array_release(r), r = NULL;
     CHECK_OK(rs_mean(&r, e, 0, NULL, 0, NULL));
-    CHECK_OK(rs_array_item_double(&v, r, NULL, NULL));
+    CHECK_OK(rs_array_item_double(r, NULL, &v, NULL));
     CHECK(isnan(v));
     rs_array_release(r), r = NULL;
     CHECK_OK(rs_all(&r, e, 0, NULL, 0, NULL));
-    CHECK_OK(rs_array_item_double(&v, r, NULL, NULL));
+    CHECK_OK(rs_array_item_double(r, NULL, &v, NULL));
     CHECK_NEAR(v, 1, 0);
     rs_array_release(r), r = NULL;
     CHECK_STATUS(rs_min(&r, e, 0, NULL, 0, NULL), RS_ERR_SHAPE);
@@ -164,7 +161,7 @@ static void test_reduce_out_and_empty(rs_context *ctx) {
     int ax1 = 1, ax0 = 0;
     CHECK_OK(rs_sum(&r, e2, 1, &ax1, 0, NULL));
     CHECK_EQ_I64(rs_array_size(r), 3);
-    CHECK_OK(rs_array_item_double(&v, r, (int64_t[]){2}, NULL));
+    CHECK_OK(rs_array_item_double(r, (int64_t[]){2}, &v, NULL));
     CHECK_NEAR(v, 0, 0);
     rs_array_release(r), r = NULL;
     CHECK_STATUS(rs_max(&r, e2, 1, &ax1, 0, NULL), RS_ERR_SHAPE);
@@ -177,7 +174,7 @@ static void test_reduce_out_and_empty(rs_context *ctx) {
     CHECK_OK(rs_full(&z, ctx, where, 0, NULL, RS_FLOAT32, rs_scalar_float(2.5), NULL));
     CHECK_OK(rs_sum(&r, z, 0, NULL, 0, NULL));
     CHECK_EQ_I64(rs_array_ndim(r), 0);
-    CHECK_OK(rs_array_item_double(&v, r, NULL, NULL));
+    CHECK_OK(rs_array_item_double(r, NULL, &v, NULL));
     CHECK_NEAR(v, 2.5, 0);
     rs_array_release(r), r = NULL;
     CHECK_OK(rs_argmax(&r, z, RS_ALL_AXES, 0, NULL));

@@ -47,7 +47,7 @@ static void test_negative_nan(rs_context *ctx) {
   int64_t n = 6;
   rs_array *h = NULL, *d = NULL, *r = NULL, *ix = NULL;
   CHECK_OK(rs_host_array_wrap(&h, ctx, data, 1, &n, RS_FLOAT64, NULL));
-  CHECK_OK(rs_to_device(&d, h, NULL, 0));
+  CHECK_OK(rs_to_device(&d, h, 0, NULL));
   CHECK_OK(rs_sort(&r, d, NULL));
   CHECK_OK(rs_argsort(&ix, d, NULL));
   double got[6];
@@ -73,8 +73,7 @@ static void test_sort_views_inplace(rs_context *ctx) {
     CHECK_OK(rs_argsort(&r2, sl, NULL));
     CHECK_OK(rs_copy(&copy, x, NULL));
     CHECK_OK(rs_array_slice(&view, copy, 2, ss)); /* sort a strided view in place */
-    rs_array *o = view;
-    CHECK_OK(rs_sort(&o, view, NULL));
+    CHECK_OK(rs_sort_into(view, view, NULL));
     if (!pl) {
       ew_case *c = suite_add(s, "sort transposed");
       c->dev = r1;
@@ -109,9 +108,7 @@ static void test_sort_bad(rs_context *ctx) {
   CHECK_STATUS(rs_sort(&r, z, NULL), RS_ERR_AXIS);
   CHECK_OK(rs_zeros(&f, ctx, RS_MEM_DEVICE, 1, &n, RS_FLOAT32, NULL));
   CHECK_OK(rs_zeros(&o, ctx, RS_MEM_DEVICE, 1, &n, RS_INT32, NULL));
-  r = o;
-  CHECK_STATUS(rs_argsort(&r, f, NULL), RS_ERR_DTYPE);
-  r = NULL;
+  CHECK_STATUS(rs_argsort_into(o, f, NULL), RS_ERR_DTYPE);
   int64_t e0 = 0;
   CHECK_OK(rs_zeros(&e, ctx, RS_MEM_DEVICE, 1, &e0, RS_FLOAT32, NULL));
   CHECK_OK(rs_sort(&r, e, NULL)); /* empty: fine */
@@ -124,7 +121,7 @@ static void test_sort_bad(rs_context *ctx) {
  * device. The simulator keeps no such pool: 0 throughout. */
 static int64_t scratch_held(rs_context *ctx) {
   rs_memory_stats st;
-  if (rs_memory_stats_get(&st, ctx, RS_SPACE_DEVICE) != RS_OK) return -1;
+  if (rs_memory_get_stats(ctx, RS_SPACE_DEVICE, &st) != RS_OK) return -1;
   return st.ops_scratch_bytes;
 }
 

@@ -21,11 +21,11 @@ static void round_trip(rs_context *c, int64_t bytes, uint64_t seed) {
   CHECK_OK(rs_host_array(&src, c, 1, &bytes, RS_UINT8, NULL, RS_ORDER_C));
   rs_t_pattern_(rs_array_host_data(src), (size_t)bytes, seed);
   CHECK_OK(rs_ledger_reset(c));
-  CHECK_OK(rs_to_device(&dev, src, NULL, 0));
+  CHECK_OK(rs_to_device(&dev, src, 0, NULL));
   CHECK_OK(rs_copy_to_host(&back, dev, NULL));
   CHECK_BYTES_EQ(rs_array_host_data(back), rs_array_host_data(src), (size_t)bytes);
   rs_ledger_stats s;
-  CHECK_OK(rs_ledger_get(c, &s));
+  CHECK_OK(rs_ledger_get_stats(c, &s));
   CHECK_EQ_I64(s.copies[RS_H2D][0], 1);
   CHECK_EQ_I64(s.copies[RS_D2H][0], 1);
   CHECK_EQ_I64(s.bytes[RS_H2D][0], bytes);
@@ -56,7 +56,7 @@ static void other_layout(rs_context *c) {
 
 static void nothing_left(rs_context *c) {
   rs_live_stats live;
-  CHECK_OK(rs_context_live(c, &live));
+  CHECK_OK(rs_context_get_live_stats(c, &live));
   CHECK_EQ_I64(live.arrays, 0);
   CHECK_EQ_I64(live.buffers, 0);
 }

@@ -61,7 +61,7 @@ static void test_last_error_set_and_cleared(rs_context *ctx) {
   rs_dtype dt = RS_INT16;
   rs_clear_error();
   CHECK_STREQ(rs_last_error(), "");
-  CHECK_STATUS(rs_dtype_from_name(&dt, "not_a_dtype_xyz"), RS_ERR_DTYPE);
+  CHECK_STATUS(rs_dtype_from_name("not_a_dtype_xyz", &dt), RS_ERR_DTYPE);
   CHECK(rs_last_error()[0] != '\0');
   CHECK_ERRMSG("not_a_dtype_xyz");
   CHECK_EQ_I64(dt, RS_INT16); /* a failed call changes nothing */
@@ -69,7 +69,7 @@ static void test_last_error_set_and_cleared(rs_context *ctx) {
   CHECK_STREQ(rs_last_error(), "");
   /* a failure from a different layer sets a different message */
   rs_backend_kind k = RS_BACKEND_SIM;
-  CHECK_STATUS(rs_backend_from_name(&k, "quantum"), RS_ERR_PARSE);
+  CHECK_STATUS(rs_backend_from_name("quantum", &k), RS_ERR_PARSE);
   CHECK_ERRMSG("quantum");
   CHECK_EQ_I64(k, RS_BACKEND_SIM);
   /* a failing call on a context (not only the pure helpers) sets it too */
@@ -92,7 +92,7 @@ static void *second_thread(void *arg) {
   thread_seen *t = (thread_seen *)arg;
   snprintf(t->initial, sizeof t->initial, "%s", rs_last_error());
   rs_backend_kind k;
-  t->st = rs_backend_from_name(&k, "thread_two_backend");
+  t->st = rs_backend_from_name("thread_two_backend", &k);
   snprintf(t->after, sizeof t->after, "%s", rs_last_error());
   return NULL;
 }
@@ -100,7 +100,7 @@ static void *second_thread(void *arg) {
 static void test_last_error_thread_local(rs_context *ctx) {
   (void)ctx;
   rs_dtype dt;
-  CHECK_STATUS(rs_dtype_from_name(&dt, "main_thread_dtype"), RS_ERR_DTYPE);
+  CHECK_STATUS(rs_dtype_from_name("main_thread_dtype", &dt), RS_ERR_DTYPE);
   char mine[1100];
   snprintf(mine, sizeof mine, "%s", rs_last_error());
   CHECK(mine[0] != '\0');
@@ -139,7 +139,7 @@ static void *hammer(void *p) {
   for (int i = 0; i < NITER; i++) {
     snprintf(word, sizeof word, "thr%d_iter%d_word", a->id, i);
     rs_dtype dt;
-    rs_status st = rs_dtype_from_name(&dt, word);
+    rs_status st = rs_dtype_from_name(word, &dt);
     sched_yield();
     if (st != RS_ERR_DTYPE || !rs_t_contains_(rs_last_error(), word)) {
       if (!a->bad) snprintf(a->last_bad, sizeof a->last_bad, "%s", rs_last_error());

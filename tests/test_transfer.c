@@ -75,7 +75,7 @@ static void test_every_dtype_round_trip(rs_context *ctx) {
       for (size_t i = 0; i < nb; i++) in[i] &= 1;
     rs_array *w = NULL, *d = NULL, *h = NULL;
     CHECK_OK(rs_host_array_wrap(&w, ctx, in, 2, S2(3, 5), dt, NULL));
-    CHECK_OK(rs_to_device(&d, w, NULL, 0));
+    CHECK_OK(rs_to_device(&d, w, 0, NULL));
     CHECK_EQ_I64(rs_array_kind(d), RS_MEM_DEVICE);
     CHECK_EQ_I64(rs_array_dtype(d), dt);
     CHECK_EQ_I64(rs_array_nbytes(d), nb);
@@ -103,7 +103,7 @@ static void test_new_arrays_from_every_kind(rs_context *ctx) {
       rs_array *src = NULL, *d = NULL, *h = NULL;
       CHECK_OK(make_kind(&src, ctx, all_kinds[a], 2, S2(6, 7), RS_FLOAT32, (rs_order)order));
       CHECK_OK(rs_t_write_(src, vals));
-      CHECK_OK(rs_to_device(&d, src, NULL, 0));
+      CHECK_OK(rs_to_device(&d, src, 0, NULL));
       CHECK_EQ_I64(rs_array_kind(d), RS_MEM_DEVICE);
       if (order == RS_ORDER_F)
         CHECK_MSG(rs_array_is_f_contiguous(d), "to_device of an F %s array is not F",
@@ -159,7 +159,7 @@ static void test_noncontig_sources(rs_context *ctx) {
       }
       const char *what = which == 0 ? "transposed" : which == 1 ? "[::-1, 1::2]" : "[::-2, ::-3]^T";
       /* to the device: a new array holding the view's elements */
-      CHECK_OK(rs_to_device(&out, v, NULL, 0));
+      CHECK_OK(rs_to_device(&out, v, 0, NULL));
       CHECK_EQ_I64(rs_array_shape(out)[0], rows);
       CHECK_EQ_I64(rs_array_shape(out)[1], cols);
       CHECK(rs_array_is_c_contiguous(out) || rs_array_is_f_contiguous(out));
@@ -266,7 +266,7 @@ static void test_copy_none(rs_context *ctx) {
   CHECK_OK(rs_host_array(&src, ctx, 2, S2(128, n / 128), RS_INT32, NULL, RS_ORDER_C));
   /* a pattern used nowhere else: if it shows up on the device, a copy happened */
   rs_t_pattern_(rs_array_host_data(src), (size_t)n * 4, 0xC0FFEEull);
-  CHECK_OK(rs_to_device(&d, src, NULL, RS_COPY_NONE));
+  CHECK_OK(rs_to_device(&d, src, RS_COPY_NONE, NULL));
   CHECK_EQ_I64(rs_array_kind(d), RS_MEM_DEVICE);
   CHECK_EQ_I64(rs_array_dtype(d), RS_INT32);
   CHECK_EQ_I64(rs_array_ndim(d), 2);
@@ -281,7 +281,7 @@ static void test_copy_none(rs_context *ctx) {
   CHECK_MSG(!same, "RS_COPY_NONE copied the data");
   /* the layout still follows the source */
   CHECK_OK(rs_host_array(&f, ctx, 2, S2(3, 5), RS_FLOAT64, NULL, RS_ORDER_F));
-  CHECK_OK(rs_to_device(&df, f, NULL, RS_COPY_NONE));
+  CHECK_OK(rs_to_device(&df, f, RS_COPY_NONE, NULL));
   CHECK(rs_array_is_f_contiguous(df));
   CHECK_OK(rs_array_release(df));
   CHECK_OK(rs_array_release(f));
@@ -303,7 +303,7 @@ static void test_device_to_device(rs_context *ctx) {
   CHECK_OK(rs_t_read_(d2, got));
   CHECK_BYTES_EQ(got, vals, sizeof vals);
   /* rs_to_device of a device array is a new copy, not an alias */
-  CHECK_OK(rs_to_device(&d3, d1, NULL, 0));
+  CHECK_OK(rs_to_device(&d3, d1, 0, NULL));
   CHECK(rs_array_device_data(d3) != rs_array_device_data(d1));
   CHECK_OK(rs_t_write_(d1, other));
   CHECK_OK(rs_t_read_(d3, got));
@@ -359,7 +359,7 @@ static void test_async_pinned(rs_context *ctx) {
   CHECK_OK(rs_stream_synchronize(s));
   CHECK_BYTES_EQ(rs_array_host_data(q), rs_array_host_data(p), (size_t)n * 4);
   /* new arrays on a stream; the pageable result is readable on return */
-  CHECK_OK(rs_to_device(&d2, p, s, 0));
+  CHECK_OK(rs_to_device(&d2, p, 0, s));
   CHECK_OK(rs_copy_to_host(&h, d2, s));
   CHECK_BYTES_EQ(rs_array_host_data(h), rs_array_host_data(p), (size_t)n * 4);
   CHECK_OK(rs_stream_synchronize(s));

@@ -629,7 +629,7 @@ static void do_keep_alive(rs_context *ctx, int device) {
   CHECK_OK(rs_array_slice(&v, A, 2, (rs_slice[]){{1, 3, 1}, {D, D, -1}}));
   CHECK_OK(rs_array_release(A)); /* the base handle goes; the view keeps the buffer */
   rs_live_stats st;
-  CHECK_OK(rs_context_live(ctx, &st));
+  CHECK_OK(rs_context_get_live_stats(ctx, &st));
   CHECK_EQ_I64(st.arrays, 1);
   CHECK_EQ_I64(st.buffers, 1);
   CHECK(device ? st.device_bytes >= 96 : st.host_bytes >= 96);

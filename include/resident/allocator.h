@@ -66,7 +66,7 @@ RS_API const char *rs_allocator_name(rs_allocator_kind kind);
 
 /* Parse "pool", "direct" or "async" (the values RESIDENT_ALLOCATOR takes).
  * RS_ERR_PARSE otherwise. Thread-safe. */
-RS_API rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name);
+RS_API rs_status rs_allocator_from_name(const char *name, rs_allocator_kind *out);
 
 /* A user-supplied allocator. `stream` is the backend's stream handle (a cudaStream_t on
  * CUDA; NULL is the legacy default stream): a stream-ordered allocator orders the
@@ -132,7 +132,7 @@ typedef struct rs_memory_stats {
                                   direct: the pending queue, async: the CUDA pool's
                                   reserve not in use */
   int64_t reserved_bytes;      /* held from the device: in use + cached */
-  int64_t peak_in_use_bytes;   /* since creation or rs_memory_stats_reset */
+  int64_t peak_in_use_bytes;   /* since creation or rs_memory_reset_stats */
   int64_t peak_reserved_bytes; /* likewise */
   int64_t allocations;         /* successful allocations */
   int64_t frees;               /* successful frees */
@@ -161,11 +161,11 @@ typedef struct rs_memory_stats {
 } rs_memory_stats;
 
 /* Statistics of one space. Thread-safe. */
-RS_API rs_status rs_memory_stats_get(rs_memory_stats *out, rs_context *ctx, rs_mem_space space);
+RS_API rs_status rs_memory_get_stats(rs_context *ctx, rs_mem_space space, rs_memory_stats *out);
 
 /* Restart the peaks at the current values and zero the counters (allocations, frees,
  * hits, misses, flushes, errors, cancellations, recoveries, failures). */
-RS_API rs_status rs_memory_stats_reset(rs_context *ctx, rs_mem_space space);
+RS_API rs_status rs_memory_reset_stats(rs_context *ctx, rs_mem_space space);
 
 /* Cap the memory a space holds from the device (reserved bytes, cached included); 0
  * removes the cap. A cap below the bytes in use is RS_ERR_LIMIT and changes nothing; a

@@ -54,11 +54,11 @@ typedef struct rs_bench_result {
 } rs_bench_result;
 
 /* Run the benchmark. On failure the result holds no memory. */
-RS_API rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, rs_bench_fn fn,
-                       void *user_data, const rs_bench_options *options);
+RS_API rs_status rs_benchmark(rs_context *ctx, const char *name, rs_bench_fn fn, void *user_data,
+                       const rs_bench_options *options, rs_bench_result *out);
 
-/* Free the samples. Safe on a zeroed or already freed result. */
-RS_API void rs_bench_result_free(rs_bench_result *r);
+/* Free the samples. NULL, a zeroed and an already destroyed result are RS_OK. */
+RS_API rs_status rs_bench_result_destroy(rs_bench_result *r);
 
 /* Mean, standard deviation (sample), median, min and max of n values. */
 RS_API rs_bench_summary rs_bench_summarize(const double *values, int n);
@@ -66,7 +66,7 @@ RS_API rs_bench_summary rs_bench_summarize(const double *values, int n);
 /* One line of timings, then the copies on a line of their own:
  *   name      host   1.234 ms +/- 0.010 (median 1.230, min 1.220)  device 1.100 ms ...
  *             copies 2 per run, 200.00 MB, 8.100 ms                              */
-RS_API rs_status rs_bench_print(FILE *f, const rs_bench_result *r);
+RS_API rs_status rs_bench_print(const rs_bench_result *r, FILE *f);
 
 #ifdef __cplusplus
 }

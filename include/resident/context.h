@@ -46,15 +46,15 @@ typedef struct rs_device_props {
 RS_API const char *rs_backend_name(rs_backend_kind kind);
 
 /* Parse "auto", "cuda" or "sim". RS_ERR_PARSE otherwise. Thread-safe. */
-RS_API rs_status rs_backend_from_name(rs_backend_kind *out, const char *name);
+RS_API rs_status rs_backend_from_name(const char *name, rs_backend_kind *out);
 
 /* Number of devices on a backend (AUTO resolves as rs_context_create does). A backend
  * without devices (no GPU, no driver) reports 0 and RS_OK. Thread-safe. */
-RS_API rs_status rs_device_count(int *out, rs_backend_kind kind);
+RS_API rs_status rs_device_count(rs_backend_kind kind, int *out);
 
 /* Properties of one device. RS_ERR_INVALID_ARGUMENT for an index out of range.
  * Thread-safe. */
-RS_API rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int device);
+RS_API rs_status rs_device_get_props(rs_backend_kind kind, int device, rs_device_props *out);
 
 /* Create a context on a backend and device. With RS_BACKEND_AUTO the environment
  * variable RESIDENT_BACKEND (auto|cuda|sim) decides, then the presence of a GPU.
@@ -63,9 +63,10 @@ RS_API rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind,
 RS_API rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device);
 
 /* Destroy a context: waits for its streams, then frees every array, stream and event
- * that still belongs to it (those handles become invalid). NULL is ignored. Not
+ * that still belongs to it (those handles become invalid). NULL is RS_OK; a context
+ * destroyed already is RS_ERR_DESTROYED (until a new context reuses its address). Not
  * thread-safe with other calls on the same context. */
-RS_API void rs_context_destroy(rs_context *ctx);
+RS_API rs_status rs_context_destroy(rs_context *ctx);
 
 /* The backend this context runs on (never AUTO). Thread-safe. */
 RS_API rs_backend_kind rs_context_backend(const rs_context *ctx);
@@ -74,7 +75,7 @@ RS_API rs_backend_kind rs_context_backend(const rs_context *ctx);
 RS_API int rs_context_device(const rs_context *ctx);
 
 /* Properties of this context's device (free memory read now). Thread-safe. */
-RS_API rs_status rs_context_props(const rs_context *ctx, rs_device_props *out);
+RS_API rs_status rs_context_get_props(const rs_context *ctx, rs_device_props *out);
 
 /* Wait for all work of this context on every stream. Thread-safe. */
 RS_API rs_status rs_context_synchronize(rs_context *ctx);
@@ -82,7 +83,7 @@ RS_API rs_status rs_context_synchronize(rs_context *ctx);
 /* Parse a size with units as the environment variables and the tool take: "4096",
  * "100MB", "1.5GiB" (KB/MB/GB = powers of 1000, KiB/MiB/GiB and K/M/G = powers of 1024).
  * RS_ERR_PARSE naming the text otherwise. Thread-safe. */
-RS_API rs_status rs_parse_bytes(size_t *out, const char *text);
+RS_API rs_status rs_parse_bytes(const char *text, size_t *out);
 
 /* What still lives in a context: a test ends with all zero. Thread-safe. */
 typedef struct rs_live_stats {
@@ -93,7 +94,7 @@ typedef struct rs_live_stats {
   int64_t streams;       /* streams created and not destroyed */
   int64_t events;        /* events created and not destroyed */
 } rs_live_stats;
-RS_API rs_status rs_context_live(const rs_context *ctx, rs_live_stats *out);
+RS_API rs_status rs_context_get_live_stats(const rs_context *ctx, rs_live_stats *out);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@ RS_API const char *rs_dtype_name(rs_dtype dtype);
 /* Parse NumPy's name (also "f4", "f8", "i4", "i8", "double", and "float" / "int" with
  * NumPy's meaning: float64 / int64).
  * RS_ERR_DTYPE with a message for an unknown word. Thread-safe. */
-RS_API rs_status rs_dtype_from_name(rs_dtype *out, const char *name);
+RS_API rs_status rs_dtype_from_name(const char *name, rs_dtype *out);
 
 /* 1 if dtype is a valid value. */
 RS_API int rs_dtype_valid(rs_dtype dtype);

@@ -9,8 +9,8 @@
  * arguments are never copied back. A launch with implicit copies returns only after the
  * copy back, so the host array holds the result.
  *
- * Built-in kernels are part of the library and run on every backend. User kernels are
- * CUDA C source compiled at run time: see "USER KERNELS" below.
+ * Kernels are CUDA C source compiled at run time: see "USER KERNELS" below (the library's
+ * own array operations are in resident/ops.h).
  *
  * Thread safety: launches are thread-safe; concurrent launches on the same array race as
  * they would on a GPU.
@@ -26,15 +26,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* x = x * a + c, elementwise, in x's own precision (float32 or float64; other dtypes are
- * RS_ERR_DTYPE). x must be contiguous (C or F): RS_ERR_NOT_CONTIGUOUS otherwise. The seed
- * pipeline's kernel: a[i] = a[i] * 1.0001f + 1. */
-RS_API rs_status rs_launch_builtin_axpb(rs_array *x, double a, double c, rs_stream *stream);
-
-/* Keep the stream busy for ms milliseconds of device time: a known delay for tests,
- * demos and timing checks. ms must be in [0, 60000]. */
-RS_API rs_status rs_launch_builtin_sleep(rs_context *ctx, double ms, rs_stream *stream);
 
 /* ==== USER KERNELS ======================================================================
  *
@@ -174,12 +165,12 @@ RS_API rs_status rs_kernel_create(rs_kernel **out, rs_context *ctx, const char *
 RS_API rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const char *path,
                                      const char *name, const rs_kernel_options *opts);
 
-/* Unload and free. NULL is ignored. A destroyed handle reads as destroyed (calls return
- * RS_ERR_DESTROYED, a second destroy does nothing) until a later create reuses its slot.
+/* Unload and free. NULL is RS_OK. A destroyed handle reads as destroyed (calls, a second
+ * destroy too, return RS_ERR_DESTROYED) until a later create reuses its slot.
  * Does not touch the context, so
  * it may also come after rs_context_destroy - the only call a kernel of a destroyed
  * context allows. Its launches must have finished (see thread safety above). */
-RS_API void rs_kernel_destroy(rs_kernel *k);
+RS_API rs_status rs_kernel_destroy(rs_kernel *k);
 
 /* The whole compiler log of this thread's last rs_kernel_create* (errors and warnings;
  * "" if none). Valid until this thread's next create. Thread-safe. */

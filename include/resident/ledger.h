@@ -36,13 +36,13 @@ extern "C" {
 #endif
 
 typedef enum rs_direction {
+  RS_ALL_DIRECTIONS = -1, /* rs_guard_set / rs_guard_push: every direction */
   RS_H2D = 0,
   RS_D2H = 1,
   RS_D2D = 2,
   RS_H2H = 3,
   RS_DIRECTIONS = 4
 } rs_direction;
-#define RS_ALL_DIRECTIONS (-1)
 
 /* "H2D", "D2H", "D2D", "H2H". */
 RS_API const char *rs_direction_name(rs_direction dir);
@@ -90,7 +90,7 @@ RS_API double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where 
 RS_API rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what);
 
 /* Totals since the last reset (waits for pending device times). */
-RS_API rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out);
+RS_API rs_status rs_ledger_get_stats(rs_context *ctx, rs_ledger_stats *out);
 
 /* Forget every entry and total. RS_ERR_STATE while a scope is open. */
 RS_API rs_status rs_ledger_reset(rs_context *ctx);
@@ -108,7 +108,7 @@ RS_API rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_en
 /* Print a report: one line per direction and kind of copy (count, bytes, time, the
  * estimated PCIe time at bandwidth_gbs GB/s), then kernel time, waits, and the rest of
  * wall_ms (pass 0 if unknown). bandwidth_gbs <= 0 is RS_ERR_INVALID_ARGUMENT. */
-RS_API rs_status rs_ledger_print(FILE *f, const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs);
+RS_API rs_status rs_ledger_print(const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs, FILE *f);
 
 /* The teaching default for the PCIe estimate: 12 GB/s each way. */
 #define RS_DEFAULT_PCIE_GBS 12.0
@@ -126,15 +126,15 @@ RS_API const char *rs_guard_mode_name(rs_guard_mode mode);
 /* Parse "allow" | "log" | "disallow" | "disallow_explicit", or a comma list of
  * "dir=mode" (dir: h2d, d2h, d2d, h2h) into modes[RS_DIRECTIONS] (unnamed directions
  * keep their value). RS_ERR_PARSE naming the word otherwise. */
-RS_API rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text);
+RS_API rs_status rs_guard_parse(const char *text, rs_guard_mode modes[RS_DIRECTIONS]);
 
 /* The context's mode for one direction or all (RS_ALL_DIRECTIONS). */
-RS_API rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode);
+RS_API rs_status rs_guard_set(rs_context *ctx, rs_direction dir, rs_guard_mode mode);
 RS_API rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode);
 
 /* A scope that sets a mode and restores the previous modes on pop. Pop without push is
  * RS_ERR_STATE. */
-RS_API rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode);
+RS_API rs_status rs_guard_push(rs_context *ctx, rs_direction dir, rs_guard_mode mode);
 RS_API rs_status rs_guard_pop(rs_context *ctx);
 
 /* Where "log" lines go: fn(line, user_data). Default: standard error. NULL restores the

@@ -1,6 +1,6 @@
 /* resident/linalg.h - matrix product, singular value decomposition, linear solve.
  *
- * The rules of resident/ops.h hold (where ops run, `out`). Dtypes: float32, float64,
+ * The rules of resident/ops.h hold (where ops run; a new array, or the _into form's dst). Dtypes: float32, float64,
  * complex64, complex128 (operands promote; other dtypes are RS_ERR_DTYPE - cast first).
  * On the GPU: cuBLAS and cuSOLVER, loaded when first used (a machine without them gets
  * RS_ERR_UNSUPPORTED from these calls and nothing else changes). On the host and the
@@ -24,10 +24,12 @@ extern "C" {
  * operand is a vector (its axis is dropped from the result). Inner dimensions that
  * differ are RS_ERR_SHAPE; 0-d operands are RS_ERR_SHAPE. */
 RS_API rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_matmul_into(rs_array *dst, const rs_array *a, const rs_array *b, rs_stream *stream);
 
 /* a (..., m, n) = u * diag(s) * vh, singular values descending and >= 0.
  * full_matrices: u (..., m, m), vh (..., n, n); else u (..., m, k), vh (..., k, n) with
- * k = min(m, n). s (..., k) has the real dtype of a. u and vh may be NULL (values only).
+ * k = min(m, n). s (..., k) has the real dtype of a. u and vh may be NULL (values only);
+ * rs_svd_into writes into existing u, s and vh of exactly those shapes and dtypes.
  * bool and integer input is decomposed in float64, float16 is RS_ERR_DTYPE. An empty
  * matrix (m or n = 0) or fewer than 2 dimensions is RS_ERR_SHAPE. When the iteration
  * does not converge (NaN or infinity in the input) the call fails with
@@ -40,11 +42,14 @@ RS_API rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b,
  * The check's few scalars are read inside the library, not through the ledger. */
 RS_API rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a,
                  int full_matrices, rs_stream *stream);
+RS_API rs_status rs_svd_into(rs_array *u, rs_array *s, rs_array *vh, const rs_array *a,
+                      int full_matrices, rs_stream *stream);
 
 /* x with a @ x = b: a (..., n, n), b (..., n) or (..., n, k) (batch axes broadcast).
  * A singular matrix is RS_ERR_INVALID_ARGUMENT ("singular matrix"); finding that out
  * reads a flag from the device (an implicit copy of 4 bytes per call, recorded). */
 RS_API rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b, rs_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -10,24 +10,25 @@
  *   - Any operand on the device (device or managed memory): the op runs on the device,
  *     ordered on `stream` (NULL = the context's default stream), and returns without
  *     waiting. New results are device arrays. Host operands of such an op are copied in
- *     (and a host `out` back) IMPLICITLY, as a kernel launch does: the ledger records
+ *     (and a host destination back) IMPLICITLY, as a kernel launch does: the ledger records
  *     those copies as implicit and the transfer guard may refuse them
  *     (RS_ERR_TRANSFER_REFUSED, nothing computed); such a call returns after the copy back.
  *   So one program runs CPU-only or on the GPU by choosing where its data is created
  *   (the `where` argument of the creation functions) - NumPy's `xp = np` / `xp = cp`.
  *
- * RESULTS AND `out`. Every op writes its result through `rs_array **out`:
- *   - *out == NULL: a new array is allocated (C order, or F order when every full-shape
- *     input is F-contiguous) and *out receives it (one reference, release it);
- *   - *out != NULL: the result is written into that existing array, which may be one of
- *     the inputs (in place) and may be any view; *out is left as it is. Its shape must
- *     be the result's shape, or one the inputs broadcast to (RS_ERR_SHAPE); its dtype
- *     one the result casts to under NumPy's "same_kind" rule (RS_ERR_DTYPE); and it must
- *     belong to the same context (RS_ERR_INVALID_ARGUMENT). An `out` overlapping an input other than exactly (same
- *     view) is computed through a temporary, so the result is as if inputs were read
- *     first.
- *   So initialise result pointers to NULL; in a loop the second call reuses the array.
- *   On failure *out is unchanged and nothing was written.
+ * RESULTS: every op that produces an array comes in two forms (resident.h, CONVENTIONS):
+ *   - rs_X(rs_array **out, ...): a NEW array (C order, or F order when every full-shape
+ *     input is F-contiguous); *out receives it (one reference, release it). *out is
+ *     write-only: its previous value is never read, so `rs_array *y;` is fine - and a
+ *     second call with the same &y makes a second array (release the first).
+ *   - rs_X_into(rs_array *dst, ...): the result is written into dst, an existing array
+ *     that may be one of the inputs (in place) and may be any view. Its shape must be the
+ *     result's shape, or one the inputs broadcast to (RS_ERR_SHAPE); its dtype one the
+ *     result casts to under NumPy's "same_kind" rule (RS_ERR_DTYPE); and it must belong
+ *     to the same context (RS_ERR_INVALID_ARGUMENT). A dst overlapping an input other
+ *     than exactly (same view) is computed through a temporary, so the result is as if
+ *     the inputs were read first. A loop that must not allocate uses the _into form.
+ *   On failure nothing is written (dst) and no array is returned (out).
  *
  * TYPES follow NumPy 2: binary ops promote their operands (int8 + uint8 -> int16,
  * int64 + float32 -> float64), true division and math functions of integers give floats
@@ -101,8 +102,7 @@ static inline rs_scalar rs_scalar_complex(double re, double im) {
 }
 
 /* ---- creation ---------------------------------------------------------------------- */
-/* These always make a new array (*out is overwritten; the `_into` forms below fill an
- * existing one). `where` is RS_MEM_DEVICE, RS_MEM_HOST, RS_MEM_PINNED, RS_MEM_MAPPED or
+/* These make a new array (the `_into` forms below fill an existing one). `where` is RS_MEM_DEVICE, RS_MEM_HOST, RS_MEM_PINNED, RS_MEM_MAPPED or
  * RS_MEM_MANAGED; device and managed arrays are filled on `stream`, host ones at once. */
 
 RS_API rs_status rs_empty(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
@@ -130,16 +130,16 @@ RS_API rs_status rs_linspace(rs_array **out, rs_context *ctx, rs_mem_kind where,
 RS_API rs_status rs_eye(rs_array **out, rs_context *ctx, rs_mem_kind where, int64_t n, int64_t m,
                  int64_t k, rs_dtype dtype, rs_stream *stream);
 
-/* The same, into an existing array (any view, any dtype). arange_into writes
+/* The same, into an existing array dst (any view, any dtype). arange_into writes
  * start + i * step at the i-th element in C order; linspace_into needs a 1-d array;
  * eye_into a 2-d one. */
-RS_API rs_status rs_fill(rs_array *a, rs_scalar value, rs_stream *stream);
-RS_API rs_status rs_zeros_into(rs_array *a, rs_stream *stream);
-RS_API rs_status rs_ones_into(rs_array *a, rs_stream *stream);
-RS_API rs_status rs_arange_into(rs_array *a, double start, double step, rs_stream *stream);
-RS_API rs_status rs_linspace_into(rs_array *a, double start, double stop, int endpoint,
+RS_API rs_status rs_zeros_into(rs_array *dst, rs_stream *stream);
+RS_API rs_status rs_ones_into(rs_array *dst, rs_stream *stream);
+RS_API rs_status rs_full_into(rs_array *dst, rs_scalar value, rs_stream *stream);
+RS_API rs_status rs_arange_into(rs_array *dst, double start, double step, rs_stream *stream);
+RS_API rs_status rs_linspace_into(rs_array *dst, double start, double stop, int endpoint,
                            rs_stream *stream);
-RS_API rs_status rs_eye_into(rs_array *a, int64_t k, rs_stream *stream);
+RS_API rs_status rs_eye_into(rs_array *dst, int64_t k, rs_stream *stream);
 
 /* ---- elementwise ------------------------------------------------------------------- */
 
@@ -230,37 +230,61 @@ RS_API int rs_op_arity(rs_op op);
  * is RS_ERR_DTYPE. */
 RS_API rs_status rs_binary(rs_array **out, rs_op op, const rs_array *a, const rs_array *b,
                     rs_stream *stream);
+RS_API rs_status rs_binary_into(rs_array *dst, rs_op op, const rs_array *a, const rs_array *b,
+                         rs_stream *stream);
 /* a op s, and s op a. */
 RS_API rs_status rs_binary_scalar(rs_array **out, rs_op op, const rs_array *a, rs_scalar s,
                            rs_stream *stream);
+RS_API rs_status rs_binary_scalar_into(rs_array *dst, rs_op op, const rs_array *a, rs_scalar s,
+                                rs_stream *stream);
 RS_API rs_status rs_scalar_binary(rs_array **out, rs_op op, rs_scalar s, const rs_array *a,
                            rs_stream *stream);
+RS_API rs_status rs_scalar_binary_into(rs_array *dst, rs_op op, rs_scalar s, const rs_array *a,
+                                rs_stream *stream);
 /* Unary op. */
 RS_API rs_status rs_unary(rs_array **out, rs_op op, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_unary_into(rs_array *dst, rs_op op, const rs_array *a, rs_stream *stream);
 
 /* The common ones by name (the rest through rs_binary / rs_unary). */
 RS_API rs_status rs_add(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_add_into(rs_array *dst, const rs_array *a, const rs_array *b, rs_stream *stream);
 RS_API rs_status rs_subtract(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_subtract_into(rs_array *dst, const rs_array *a, const rs_array *b,
+                           rs_stream *stream);
 RS_API rs_status rs_multiply(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_multiply_into(rs_array *dst, const rs_array *a, const rs_array *b,
+                           rs_stream *stream);
 RS_API rs_status rs_divide(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_divide_into(rs_array *dst, const rs_array *a, const rs_array *b, rs_stream *stream);
 RS_API rs_status rs_add_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream);
+RS_API rs_status rs_add_scalar_into(rs_array *dst, const rs_array *a, rs_scalar s, rs_stream *stream);
 RS_API rs_status rs_multiply_scalar(rs_array **out, const rs_array *a, rs_scalar s, rs_stream *stream);
+RS_API rs_status rs_multiply_scalar_into(rs_array *dst, const rs_array *a, rs_scalar s,
+                                  rs_stream *stream);
 RS_API rs_status rs_sqrt(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_sqrt_into(rs_array *dst, const rs_array *a, rs_stream *stream);
 RS_API rs_status rs_exp(rs_array **out, const rs_array *a, rs_stream *stream);
-RS_API rs_status rs_log(rs_array **out, const rs_array *a, rs_stream *stream); /* natural logarithm */
+RS_API rs_status rs_exp_into(rs_array *dst, const rs_array *a, rs_stream *stream);
+/* natural logarithm */
+RS_API rs_status rs_log(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_log_into(rs_array *dst, const rs_array *a, rs_stream *stream);
 
 /* cond ? a : b elementwise, the three broadcast together; cond of any dtype (nonzero is
  * true); a and b promote. */
 RS_API rs_status rs_where(rs_array **out, const rs_array *cond, const rs_array *a, const rs_array *b,
                    rs_stream *stream);
+RS_API rs_status rs_where_into(rs_array *dst, const rs_array *cond, const rs_array *a,
+                        const rs_array *b, rs_stream *stream);
 
 /* Convert to dtype (every cast allowed, as NumPy's astype: complex to real keeps the real
- * part, floats to integers truncate). With *out given, its dtype must be `dtype`. */
+ * part, floats to integers truncate). The _into form's dst must have dtype `dtype`. */
 RS_API rs_status rs_astype(rs_array **out, const rs_array *a, rs_dtype dtype, rs_stream *stream);
+RS_API rs_status rs_astype_into(rs_array *dst, const rs_array *a, rs_dtype dtype, rs_stream *stream);
 
-/* A copy (same dtype) - C order for a new array. Unlike rs_array_copy it broadcasts a
- * into *out (np.copyto) and casts under "same_kind". */
+/* A copy (same dtype) - C order for a new array. Unlike rs_array_copy, rs_copy_into
+ * broadcasts a into dst (np.copyto) and casts under "same_kind". */
 RS_API rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_copy_into(rs_array *dst, const rs_array *a, rs_stream *stream);
 
 /* ---- fused expressions ------------------------------------------------------------- */
 /* An expression is built from arrays, scalars and elementwise ops and evaluated as ONE
@@ -275,8 +299,8 @@ RS_API rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
  *   int t = rs_expr_binary(e, RS_OP_MULTIPLY, x, rs_expr_scalar(e, rs_scalar_float(5)));
  *   t = rs_expr_binary(e, RS_OP_MULTIPLY, t, t);
  *   t = rs_expr_binary(e, RS_OP_ADD, t, t);
- *   CHECK(rs_expr_eval(&y, e, t, NULL));
- *   rs_expr_destroy(e);
+ *   CHECK(rs_expr_eval(&y, e, t, NULL));        // or rs_expr_eval_into(y, e, t, NULL)
+ *   CHECK(rs_expr_destroy(e));
  *
  * The node functions return a node id (>= 0). They are a builder: a failure (a bad id,
  * a dtype an op does not take, shapes that do not broadcast, too many nodes) returns -1,
@@ -290,7 +314,8 @@ RS_API rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
 typedef struct rs_expr rs_expr;
 
 RS_API rs_status rs_expr_create(rs_expr **out, rs_context *ctx);
-RS_API void rs_expr_destroy(rs_expr *e);
+/* NULL is RS_OK. */
+RS_API rs_status rs_expr_destroy(rs_expr *e);
 RS_API int rs_expr_array(rs_expr *e, const rs_array *a);
 RS_API int rs_expr_scalar(rs_expr *e, rs_scalar s);
 RS_API int rs_expr_unary(rs_expr *e, rs_op op, int x);
@@ -301,8 +326,9 @@ RS_API int rs_expr_astype(rs_expr *e, int x, rs_dtype dtype);
  * dtype and shape, so one expression runs over new data without being rebuilt. */
 RS_API rs_status rs_expr_rebind(rs_expr *e, int node, const rs_array *a);
 RS_API rs_status rs_expr_status(const rs_expr *e);
-/* Evaluate node `root` into *out (the rules of `out` above). */
+/* Evaluate node `root` as a new array, or into dst (RESULTS above). */
 RS_API rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream);
+RS_API rs_status rs_expr_eval_into(rs_array *dst, rs_expr *e, int root, rs_stream *stream);
 
 /* ---- single elements to the host --------------------------------------------------- */
 /* The one way a value computed on the device reaches the host: an explicit copy of one
@@ -310,12 +336,12 @@ RS_API rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *s
  * guard. index has ndim entries (negative ones count from the end) or is NULL for an
  * array of one element (a 0-d result of a full reduction). The call returns when the
  * value is there (it waits for the work on `stream` that produces it). */
-RS_API rs_status rs_array_item_to_host(void *dst, const rs_array *a, const int64_t *index,
+RS_API rs_status rs_array_item_to_host(const rs_array *a, const int64_t *index, void *dst,
                                 rs_stream *stream);
 /* The element converted to double (complex: the real part) or int64 (floats truncate). */
-RS_API rs_status rs_array_item_double(double *out, const rs_array *a, const int64_t *index,
+RS_API rs_status rs_array_item_double(const rs_array *a, const int64_t *index, double *out,
                                rs_stream *stream);
-RS_API rs_status rs_array_item_int64(int64_t *out, const rs_array *a, const int64_t *index,
+RS_API rs_status rs_array_item_int64(const rs_array *a, const int64_t *index, int64_t *out,
                               rs_stream *stream);
 
 /* ---- checks ------------------------------------------------------------------------ */
@@ -336,11 +362,11 @@ typedef struct rs_close_report {
  * NaN only with equal_nan; infinities must match exactly). actual and desired broadcast.
  * Computed where the data is; only the verdict and the worst element come to the host,
  * through the ledger. */
-RS_API rs_status rs_allclose(int *result, const rs_array *actual, const rs_array *desired,
-                      double rtol, double atol, int equal_nan, rs_stream *stream);
-RS_API rs_status rs_allclose_report(rs_close_report *report, const rs_array *actual,
-                             const rs_array *desired, double rtol, double atol,
-                             int equal_nan, rs_stream *stream);
+RS_API rs_status rs_allclose(const rs_array *actual, const rs_array *desired, double rtol,
+                      double atol, int equal_nan, int *result, rs_stream *stream);
+RS_API rs_status rs_allclose_report(const rs_array *actual, const rs_array *desired,
+                             double rtol, double atol, int equal_nan,
+                             rs_close_report *report, rs_stream *stream);
 /* RS_OK when close (NaN == NaN here, as numpy.testing), else RS_ERR_NOT_CLOSE with the
  * report's message as rs_last_error(): mismatched count, max differences, and the worst
  * element with its index. Shapes must be equal (RS_ERR_SHAPE). */
@@ -348,7 +374,7 @@ RS_API rs_status rs_assert_allclose(const rs_array *actual, const rs_array *desi
                              double atol, rs_stream *stream);
 /* Same shape and every element equal (NaN is not equal to NaN). Different shapes give 0,
  * not an error. */
-RS_API rs_status rs_array_equal(int *result, const rs_array *a, const rs_array *b, rs_stream *stream);
+RS_API rs_status rs_array_equal(const rs_array *a, const rs_array *b, int *result, rs_stream *stream);
 
 #ifdef __cplusplus
 }

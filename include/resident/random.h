@@ -46,21 +46,21 @@ static inline rs_rng rs_rng_seed(uint64_t seed) {
 RS_API rs_status rs_random_uniform(rs_array **out, rs_rng *rng, rs_context *ctx, rs_mem_kind where,
                             int ndim, const int64_t *shape, rs_dtype dtype, double low,
                             double high, rs_stream *stream);
-RS_API rs_status rs_random_uniform_into(rs_array *a, rs_rng *rng, double low, double high,
+RS_API rs_status rs_random_uniform_into(rs_array *dst, rs_rng *rng, double low, double high,
                                  rs_stream *stream);
 
 /* Normal with mean and standard deviation stddev (Box-Muller). */
 RS_API rs_status rs_random_normal(rs_array **out, rs_rng *rng, rs_context *ctx, rs_mem_kind where,
                            int ndim, const int64_t *shape, rs_dtype dtype, double mean,
                            double stddev, rs_stream *stream);
-RS_API rs_status rs_random_normal_into(rs_array *a, rs_rng *rng, double mean, double stddev,
+RS_API rs_status rs_random_normal_into(rs_array *dst, rs_rng *rng, double mean, double stddev,
                                 rs_stream *stream);
 
 /* Integers uniform in [low, high). */
 RS_API rs_status rs_random_integers(rs_array **out, rs_rng *rng, rs_context *ctx, rs_mem_kind where,
                              int ndim, const int64_t *shape, rs_dtype dtype, int64_t low,
                              int64_t high, rs_stream *stream);
-RS_API rs_status rs_random_integers_into(rs_array *a, rs_rng *rng, int64_t low, int64_t high,
+RS_API rs_status rs_random_integers_into(rs_array *dst, rs_rng *rng, int64_t low, int64_t high,
                                   rs_stream *stream);
 
 #ifdef __cplusplus

@@ -1,9 +1,9 @@
 /* resident/reduce.h - reductions along axes: sum, prod, mean, min, max, argmin, argmax,
  * all, any.
  *
- * They follow the rules of resident/ops.h: they run where the data is, write through
- * `rs_array **out` (NULL: a new array; else an existing one of the result's shape and a
- * dtype the result casts to), and the result of a device reduction stays on the device -
+ * They follow the rules of resident/ops.h: they run where the data is, return a new
+ * array through `rs_array **out` or write into `dst` in the _into forms (the result's
+ * shape and a dtype the result casts to), and the result of a device reduction stays on the device -
  * a full reduction gives a 0-d device array, and its value reaches the host only through
  * rs_array_item_to_host (recorded by the ledger).
  *
@@ -56,24 +56,44 @@ RS_API const char *rs_reduce_op_name(rs_reduce_op op);
  * array flattened in C order). */
 RS_API rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxes,
                     const int *axes, int keepdims, rs_stream *stream);
+RS_API rs_status rs_reduce_into(rs_array *dst, rs_reduce_op op, const rs_array *a, int naxes,
+                         const int *axes, int keepdims, rs_stream *stream);
 
 RS_API rs_status rs_sum(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
+RS_API rs_status rs_sum_into(rs_array *dst, const rs_array *a, int naxes, const int *axes,
+                      int keepdims, rs_stream *stream);
 RS_API rs_status rs_prod(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                   rs_stream *stream);
+RS_API rs_status rs_prod_into(rs_array *dst, const rs_array *a, int naxes, const int *axes,
+                       int keepdims, rs_stream *stream);
 RS_API rs_status rs_mean(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                   rs_stream *stream);
+RS_API rs_status rs_mean_into(rs_array *dst, const rs_array *a, int naxes, const int *axes,
+                       int keepdims, rs_stream *stream);
 RS_API rs_status rs_min(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
+RS_API rs_status rs_min_into(rs_array *dst, const rs_array *a, int naxes, const int *axes,
+                      int keepdims, rs_stream *stream);
 RS_API rs_status rs_max(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
+RS_API rs_status rs_max_into(rs_array *dst, const rs_array *a, int naxes, const int *axes,
+                      int keepdims, rs_stream *stream);
 RS_API rs_status rs_all(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
+RS_API rs_status rs_all_into(rs_array *dst, const rs_array *a, int naxes, const int *axes,
+                      int keepdims, rs_stream *stream);
 RS_API rs_status rs_any(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims,
                  rs_stream *stream);
+RS_API rs_status rs_any_into(rs_array *dst, const rs_array *a, int naxes, const int *axes,
+                      int keepdims, rs_stream *stream);
 /* axis RS_ALL_AXES: over the flattened array. */
 RS_API rs_status rs_argmin(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
+RS_API rs_status rs_argmin_into(rs_array *dst, const rs_array *a, int axis, int keepdims,
+                         rs_stream *stream);
 RS_API rs_status rs_argmax(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream);
+RS_API rs_status rs_argmax_into(rs_array *dst, const rs_array *a, int axis, int keepdims,
+                         rs_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,9 @@
  * order); rs_sort may put -0.0 before 0.0 (equal values either way). On the GPU they are
  * CUB radix sorts (several rows: two stable passes over the whole array, by key then by
  * row); on the host and the simulator an LSD radix sort of the same keys per row.
- * A 0-d array is RS_ERR_AXIS. The rules of `out` are those of resident/ops.h: rs_sort
- * with *out == a sorts in place; argsort gives int64 indices along the last axis.
+ * A 0-d array is RS_ERR_AXIS. Results as in resident/ops.h (a new array, or the _into
+ * form's dst): rs_sort_into(a, a, stream) sorts in place; argsort gives int64 indices
+ * along the last axis.
  *
  * Thread safety: as every op.
  */
@@ -24,7 +25,9 @@ extern "C" {
 #endif
 
 RS_API rs_status rs_sort(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_sort_into(rs_array *dst, const rs_array *a, rs_stream *stream);
 RS_API rs_status rs_argsort(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_argsort_into(rs_array *dst, const rs_array *a, rs_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,14 @@
 /* resident/stream.h - streams, events and host callbacks.
  *
  * A stream is an in-order queue of device work. Work on different streams may overlap.
- * A NULL rs_stream * passed to a call that also names a context or an array (copies,
- * launches, rs_event_record) means the context's default stream, which is the legacy
- * default stream: it waits for all blocking streams and they wait for it. Calls that
- * take only a stream (synchronize, query, callbacks) need a handle: pass
- * rs_stream_legacy(ctx) for the default stream.
+ * A NULL rs_stream * means the default stream in every call: in a call that also names a
+ * context, an array, a kernel or an event (copies, ops, launches, rs_event_record,
+ * rs_stream_wait_event) it is that context's legacy default stream - it waits for all
+ * blocking streams and they wait for it; in a call that takes only a stream
+ * (rs_stream_synchronize, rs_stream_query, rs_stream_add_callback,
+ * rs_stream_auto_synchronize_*) it is the legacy default stream of every live context of
+ * the process, as stream 0 covers the whole device in CUDA: synchronize waits for all of
+ * them, query is done when all are, a callback runs once all have reached it.
  *
  * Handles of destroyed streams and events stay recognisable until their context is
  * destroyed: using one returns RS_ERR_DESTROYED instead of crashing.
@@ -33,7 +36,8 @@ typedef struct rs_event rs_event;
 RS_API rs_status rs_stream_create(rs_stream **out, rs_context *ctx, unsigned flags);
 
 /* The context's built-in streams. They belong to the context: never destroy them
- * (rs_stream_destroy on them is RS_ERR_INVALID_ARGUMENT). */
+ * (rs_stream_destroy on them is RS_ERR_INVALID_ARGUMENT). rs_stream_legacy(ctx) is what
+ * NULL means in calls that name ctx. */
 RS_API rs_stream *rs_stream_legacy(rs_context *ctx);      /* legacy default stream (what NULL means) */
 RS_API rs_stream *rs_stream_per_thread(rs_context *ctx);  /* the calling thread's default stream */
 
@@ -46,7 +50,8 @@ RS_API rs_status rs_stream_wrap(rs_stream **out, rs_context *ctx, void *native_h
 RS_API void *rs_stream_native(rs_stream *s);
 
 /* Destroy a stream: work already queued still completes (the simulator waits for it here;
- * CUDA returns at once and finishes it in the background). */
+ * CUDA returns at once and finishes it in the background). NULL is RS_OK; a destroyed
+ * stream is RS_ERR_DESTROYED. */
 RS_API rs_status rs_stream_destroy(rs_stream *s);
 
 /* Block the host until all work queued on s has finished. */
@@ -73,6 +78,7 @@ RS_API rs_status rs_stream_auto_synchronize_end(rs_stream *s);
 
 /* A new event, owned by the caller (rs_event_destroy). Timing is on by default. */
 RS_API rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags);
+/* NULL is RS_OK; a destroyed event is RS_ERR_DESTROYED. */
 RS_API rs_status rs_event_destroy(rs_event *ev);
 
 /* Capture the work queued on s so far; the event completes when that work has. */
@@ -86,7 +92,7 @@ RS_API rs_status rs_event_query(rs_event *ev, int *done);
 
 /* Milliseconds between two completed events (device clock). RS_ERR_NOT_READY if either
  * has not completed, RS_ERR_STATE if either was never recorded or has timing disabled. */
-RS_API rs_status rs_event_elapsed_ms(float *ms, rs_event *start, rs_event *end);
+RS_API rs_status rs_event_elapsed_ms(rs_event *start, rs_event *end, float *ms);
 
 #ifdef __cplusplus
 }

@@ -32,10 +32,10 @@ extern "C" {
 
 /* A new device array with src's shape and dtype (C or F order as src when src is
  * contiguous, else C), filled from src (any host-visible kind, or device). */
-RS_API rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags);
+RS_API rs_status rs_to_device(rs_array **out, const rs_array *src, unsigned flags, rs_stream *stream);
 
 /* Copy src into an existing device array of the same shape and dtype. */
-RS_API rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream);
+RS_API rs_status rs_to_device_into(rs_array *dst, const rs_array *src, rs_stream *stream);
 
 /* A new pageable host array (same shape and dtype) filled from src. */
 RS_API rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream *stream);

@@ -95,13 +95,6 @@ typedef struct rs_backend_vtable {
   /* RS_ERR_NOT_READY if not complete; RS_ERR_STATE if never recorded or timing disabled */
   rs_status (*event_elapsed_ms)(rs_backend *b, float *ms, void *start, void *end);
 
-  /* built-in kernels, on contiguous device-reachable data, ordered on stream */
-  /* x[i] = x[i] * a + c for float32 / float64 (in the dtype's own precision) */
-  rs_status (*kernel_axpb)(rs_backend *b, rs_dtype dtype, void *x, int64_t n, double a, double c,
-                           void *stream);
-  /* occupy the stream for ms milliseconds (a known device delay for tests and demos) */
-  rs_status (*kernel_sleep)(rs_backend *b, double ms, void *stream);
-
   /* stream-ordered allocation (the async allocator of src/memory) */
   /* memory usable by work queued on stream after this call (cudaMallocAsync) */
   rs_status (*device_alloc_async)(rs_backend *b, size_t bytes, void *stream, void **out);

@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "core/error.h"
 
-rs_status rs_parse_bytes(size_t *out, const char *text) {
+rs_status rs_parse_bytes(const char *text, size_t *out) {
   if (!out || !text) return rs_fail(RS_ERR_NULL_POINTER, "parse size: NULL argument");
   errno = 0;
   char *end = NULL;
@@ -82,7 +82,7 @@ static rs_status rs_parse_pool_limit(rs_config *cfg, const char *v) {
     cfg->pool_limit_fraction = x;
     return RS_OK;
   }
-  rs_status st = rs_parse_bytes(&cfg->pool_limit, v);
+  rs_status st = rs_parse_bytes(v, &cfg->pool_limit);
   if (st != RS_OK)
     return rs_fail_prefix(st, "%s: expected bytes (\"12GiB\"), a fraction (\"0.8\") or a "
                               "percentage (\"80%%\"): ",
@@ -97,7 +97,7 @@ static rs_status rs_config_memory(rs_config *cfg) {
   cfg->max_pending_ratio = 0.2;
   const char *v = getenv("RESIDENT_ALLOCATOR");
   if (v && *v) {
-    rs_status st = rs_allocator_from_name(&cfg->allocator, v);
+    rs_status st = rs_allocator_from_name(v, &cfg->allocator);
     if (st != RS_OK) return rs_fail(st, "RESIDENT_ALLOCATOR='%s': expected pool, direct or async", v);
   }
   v = getenv("RESIDENT_POOL_LIMIT");
@@ -129,12 +129,12 @@ rs_status rs_config_from_env(rs_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   const char *v = getenv("RESIDENT_BACKEND");
   if (v && *v) {
-    rs_status st = rs_backend_from_name(&cfg->backend, v);
+    rs_status st = rs_backend_from_name(v, &cfg->backend);
     if (st != RS_OK) return rs_fail(st, "RESIDENT_BACKEND='%s': expected auto, cuda or sim", v);
   }
   v = getenv("RESIDENT_SIM_DEVICE_MEMORY");
   if (v && *v) {
-    rs_status st = rs_parse_bytes(&cfg->sim_device_memory, v);
+    rs_status st = rs_parse_bytes(v, &cfg->sim_device_memory);
     if (st != RS_OK) return rs_fail_prefix(st, "RESIDENT_SIM_DEVICE_MEMORY: ");
     if (cfg->sim_device_memory == 0)
       return rs_fail(RS_ERR_INVALID_ARGUMENT, "RESIDENT_SIM_DEVICE_MEMORY must be above 0");
@@ -181,13 +181,13 @@ rs_status rs_config_from_env(rs_config *cfg) {
     if (strcasecmp(v, "none") == 0 || strcasecmp(v, "unlimited") == 0) {
       cfg->cache_max = 0;
     } else {
-      rs_status st = rs_parse_bytes(&cfg->cache_max, v);
+      rs_status st = rs_parse_bytes(v, &cfg->cache_max);
       if (st != RS_OK) return rs_fail_prefix(st, "RESIDENT_CACHE_MAX (bytes, or \"none\"): ");
     }
   }
   v = getenv("RESIDENT_TRANSFER_GUARD");
   if (v && *v) {
-    rs_status st = rs_guard_parse(cfg->guard, v);
+    rs_status st = rs_guard_parse(v, cfg->guard);
     if (st != RS_OK) return rs_fail_prefix(st, "RESIDENT_TRANSFER_GUARD: ");
   }
   RS_TRY(rs_config_memory(cfg));

@@ -7,6 +7,7 @@
 #include "ledger/ledger_hooks.h"
 #include "ledger/state.h"
 #include "memory/buffer.h"
+#include "stream/default_streams.h"
 #include "transfer/staging.h"
 
 /* A context and the state of the layers that live as long as it, in one allocation:
@@ -47,7 +48,7 @@ static rs_status rs_backend_checked(const rs_backend_vtable **vt, rs_backend_kin
   return RS_OK;
 }
 
-rs_status rs_device_count(int *out, rs_backend_kind kind) {
+rs_status rs_device_count(rs_backend_kind kind, int *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_count: out is NULL");
   const rs_backend_vtable *vt = NULL;
   if ((int)kind == RS_BACKEND_CUDA && !rs_backend_get(RS_BACKEND_CUDA)) {
@@ -58,7 +59,7 @@ rs_status rs_device_count(int *out, rs_backend_kind kind) {
   return vt->device_count(out);
 }
 
-rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int device) {
+rs_status rs_device_get_props(rs_backend_kind kind, int device, rs_device_props *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_get_props: out is NULL");
   const rs_backend_vtable *vt = NULL;
   RS_TRY(rs_backend_checked(&vt, &kind, "rs_device_get_props"));
@@ -71,6 +72,8 @@ rs_status rs_device_get_props(rs_device_props *out, rs_backend_kind kind, int de
   RS_TRY(rs_config_from_env(&cfg));
   return vt->device_props(device, &cfg, out);
 }
+
+static void rs_context_teardown(rs_context *ctx);
 
 rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_create: out is NULL");
@@ -131,6 +134,11 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
     free(store);
     return st;
   }
+  st = rs_default_streams_add(ctx);
+  if (st != RS_OK) {
+    rs_context_teardown(ctx);
+    return st;
+  }
   *out = ctx;
   return RS_OK;
 }
@@ -153,8 +161,7 @@ static void rs_free_live_event(void *object, void *arg) {
   ctx->vt->event_destroy(ctx->be, ev->native);
 }
 
-void rs_context_destroy(rs_context *ctx) {
-  if (!ctx) return;
+static void rs_context_teardown(rs_context *ctx) {
   rs_context_store *store = (rs_context_store *)ctx; /* ctx is its first member */
   ctx->vt->synchronize(ctx->be);
   /* Handles the user forgot: free what they hold so the process leaks nothing. */
@@ -173,12 +180,20 @@ void rs_context_destroy(rs_context *ctx) {
   free(store);
 }
 
+rs_status rs_context_destroy(rs_context *ctx) {
+  if (!ctx) return RS_OK;
+  if (!rs_default_streams_remove(ctx))
+    return rs_fail(RS_ERR_DESTROYED, "rs_context_destroy: not a live context (destroyed already?)");
+  rs_context_teardown(ctx);
+  return RS_OK;
+}
+
 rs_backend_kind rs_context_backend(const rs_context *ctx) { return ctx ? ctx->kind : RS_BACKEND_AUTO; }
 
 int rs_context_device(const rs_context *ctx) { return ctx ? ctx->device : -1; }
 
-rs_status rs_context_props(const rs_context *ctx, rs_device_props *out) {
-  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_props: NULL argument");
+rs_status rs_context_get_props(const rs_context *ctx, rs_device_props *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_get_props: NULL argument");
   RS_TRY(ctx->vt->device_props(ctx->device, &ctx->cfg, out));
   /* The context knows its own memory better than a context-free query. */
   size_t free_bytes = 0, total_bytes = 0;
@@ -194,8 +209,8 @@ rs_status rs_context_synchronize(rs_context *ctx) {
   return rs_ledger_timed_wait(ctx, RS_WAIT_DEVICE, NULL, "rs_context_synchronize");
 }
 
-rs_status rs_context_live(const rs_context *ctx, rs_live_stats *out) {
-  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_live: NULL argument");
+rs_status rs_context_get_live_stats(const rs_context *ctx, rs_live_stats *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_context_get_live_stats: NULL argument");
   rs_context *c = (rs_context *)(uintptr_t)ctx;
   out->arrays = rs_slab_live(&c->arrays);
   out->buffers = atomic_load(&c->buffers);

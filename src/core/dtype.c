@@ -31,7 +31,7 @@ static const struct {
     {"c8", RS_COMPLEX64}, {"c16", RS_COMPLEX128}, {"int", RS_INT64},
 };
 
-rs_status rs_dtype_from_name(rs_dtype *out, const char *name) {
+rs_status rs_dtype_from_name(const char *name, rs_dtype *out) {
   if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_dtype_from_name: NULL argument");
   for (int i = 0; i < RS_DTYPE_COUNT; i++) {
     if (strcmp(name, rs_dtype_table[i].name) == 0) {

@@ -19,7 +19,7 @@ const char *rs_backend_name(rs_backend_kind kind) {
   return "invalid";
 }
 
-rs_status rs_backend_from_name(rs_backend_kind *out, const char *name) {
+rs_status rs_backend_from_name(const char *name, rs_backend_kind *out) {
   if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_backend_from_name: NULL argument");
   static const rs_backend_kind kinds[] = {RS_BACKEND_AUTO, RS_BACKEND_CUDA, RS_BACKEND_SIM};
   for (size_t i = 0; i < 3; i++)
@@ -60,7 +60,7 @@ const char *rs_allocator_name(rs_allocator_kind kind) {
   return "invalid";
 }
 
-rs_status rs_allocator_from_name(rs_allocator_kind *out, const char *name) {
+rs_status rs_allocator_from_name(const char *name, rs_allocator_kind *out) {
   if (!out || !name) return rs_fail(RS_ERR_NULL_POINTER, "rs_allocator_from_name: NULL argument");
   /* "user" needs functions, so it is not a value the environment can give. */
   static const rs_allocator_kind kinds[] = {RS_ALLOCATOR_POOL, RS_ALLOCATOR_DIRECT,

@@ -213,10 +213,12 @@ rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const cha
   return st;
 }
 
-void rs_kernel_destroy(rs_kernel *k) {
-  if (!k || rs_kernel_check(k, "rs_kernel_destroy") != RS_OK) return;
+rs_status rs_kernel_destroy(rs_kernel *k) {
+  if (!k) return RS_OK;
+  RS_TRY(rs_kernel_check(k, "rs_kernel_destroy"));
   k->kb->unload(k->module);
   rs_slab_free(&rs_kernels, k);
+  return RS_OK;
 }
 
 rs_status rs_kernel_get_info(const rs_kernel *k, rs_kernel_info *out) {

@@ -29,7 +29,7 @@ static rs_status rs_guard_word(rs_guard_mode *mode, const char *word, size_t len
                  (int)len, word);
 }
 
-rs_status rs_guard_parse(rs_guard_mode modes[RS_DIRECTIONS], const char *text) {
+rs_status rs_guard_parse(const char *text, rs_guard_mode modes[RS_DIRECTIONS]) {
   if (!modes || !text) return rs_fail(RS_ERR_NULL_POINTER, "rs_guard_parse: NULL argument");
   rs_guard_mode parsed[RS_DIRECTIONS];
   memcpy(parsed, modes, sizeof parsed);
@@ -66,21 +66,21 @@ void rs_guard_init(rs_context *ctx) {
 
 void rs_guard_destroy(rs_context *ctx) { pthread_mutex_destroy(&ctx->guard->lock); }
 
-static rs_status rs_guard_args(rs_context *ctx, int dir, rs_guard_mode mode, const char *who) {
+static rs_status rs_guard_args(rs_context *ctx, rs_direction dir, rs_guard_mode mode, const char *who) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
-  if (dir != RS_ALL_DIRECTIONS && (dir < 0 || dir >= RS_DIRECTIONS))
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: direction %d is not a direction", who, dir);
+  if (dir != RS_ALL_DIRECTIONS && ((int)dir < 0 || dir >= RS_DIRECTIONS))
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: direction %d is not a direction", who, (int)dir);
   if ((unsigned)mode > RS_GUARD_DISALLOW_EXPLICIT)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: mode %d is not a guard mode", who, (int)mode);
   return RS_OK;
 }
 
-static void rs_guard_apply(rs_guard *g, int dir, rs_guard_mode mode) {
+static void rs_guard_apply(rs_guard *g, rs_direction dir, rs_guard_mode mode) {
   for (int d = 0; d < RS_DIRECTIONS; d++)
-    if (dir == RS_ALL_DIRECTIONS || dir == d) g->modes[d] = mode;
+    if (dir == RS_ALL_DIRECTIONS || (int)dir == d) g->modes[d] = mode;
 }
 
-rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode) {
+rs_status rs_guard_set(rs_context *ctx, rs_direction dir, rs_guard_mode mode) {
   RS_TRY(rs_guard_args(ctx, dir, mode, "rs_guard_set"));
   pthread_mutex_lock(&ctx->guard->lock);
   rs_guard_apply(ctx->guard, dir, mode);
@@ -90,8 +90,8 @@ rs_status rs_guard_set(rs_context *ctx, int dir, rs_guard_mode mode) {
 
 rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode) {
   if (!mode) return rs_fail(RS_ERR_NULL_POINTER, "rs_guard_get: mode is NULL");
-  RS_TRY(rs_guard_args(ctx, (int)dir, RS_GUARD_ALLOW, "rs_guard_get"));
-  if ((int)dir == RS_ALL_DIRECTIONS)
+  RS_TRY(rs_guard_args(ctx, dir, RS_GUARD_ALLOW, "rs_guard_get"));
+  if (dir == RS_ALL_DIRECTIONS)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_guard_get: ask for one direction");
   pthread_mutex_lock(&ctx->guard->lock);
   *mode = ctx->guard->modes[dir];
@@ -99,7 +99,7 @@ rs_status rs_guard_get(rs_context *ctx, rs_direction dir, rs_guard_mode *mode) {
   return RS_OK;
 }
 
-rs_status rs_guard_push(rs_context *ctx, int dir, rs_guard_mode mode) {
+rs_status rs_guard_push(rs_context *ctx, rs_direction dir, rs_guard_mode mode) {
   RS_TRY(rs_guard_args(ctx, dir, mode, "rs_guard_push"));
   rs_guard *g = ctx->guard;
   pthread_mutex_lock(&g->lock);

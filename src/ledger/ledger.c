@@ -301,8 +301,8 @@ rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what) {
   return RS_OK;
 }
 
-rs_status rs_ledger_get(rs_context *ctx, rs_ledger_stats *out) {
-  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_get: NULL argument");
+rs_status rs_ledger_get_stats(rs_context *ctx, rs_ledger_stats *out) {
+  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_get_stats: NULL argument");
   rs_ledger_resolve(ctx, 1);
   pthread_mutex_lock(&ctx->ledger->lock);
   *out = ctx->ledger->totals;

@@ -12,7 +12,7 @@ static void rs_print_bytes(FILE *f, double bytes) {
   fprintf(f, "%8.2f %-2s", bytes, units[u]);
 }
 
-rs_status rs_ledger_print(FILE *f, const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs) {
+rs_status rs_ledger_print(const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs, FILE *f) {
   if (!f || !s) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_print: NULL argument");
   if (!(bandwidth_gbs > 0))
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_ledger_print: bandwidth %g GB/s must be above 0",

@@ -23,8 +23,8 @@ static void device_name(rs_memory *m, rs_allocator_kind kind, char *buf, size_t 
     snprintf(buf, len, "%s", rs_allocator_name(kind));
 }
 
-rs_status rs_memory_stats_get(rs_memory_stats *out, rs_context *ctx, rs_mem_space space) {
-  const char *who = "rs_memory_stats_get";
+rs_status rs_memory_get_stats(rs_context *ctx, rs_mem_space space, rs_memory_stats *out) {
+  const char *who = "rs_memory_get_stats";
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
   RS_TRY(check_space(ctx, space, who));
   rs_memory *m = ctx->mem;
@@ -66,8 +66,8 @@ rs_status rs_memory_stats_get(rs_memory_stats *out, rs_context *ctx, rs_mem_spac
   return RS_OK;
 }
 
-rs_status rs_memory_stats_reset(rs_context *ctx, rs_mem_space space) {
-  RS_TRY(check_space(ctx, space, "rs_memory_stats_reset"));
+rs_status rs_memory_reset_stats(rs_context *ctx, rs_mem_space space) {
+  RS_TRY(check_space(ctx, space, "rs_memory_reset_stats"));
   rs_memory *m = ctx->mem;
   if (space == RS_SPACE_PINNED) {
     rs_pool_reset_stats(&m->pinned_pool);
@@ -99,7 +99,7 @@ rs_status rs_memory_report(rs_context *ctx, FILE *out) {
   if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "%s: NULL argument", who);
   rs_memory *m = ctx->mem;
   rs_memory_stats st;
-  RS_TRY(rs_memory_stats_get(&st, ctx, RS_SPACE_DEVICE));
+  RS_TRY(rs_memory_get_stats(ctx, RS_SPACE_DEVICE, &st));
   char a[32], b[32];
   fprintf(out, "device memory (%s backend): allocator %s; device %s free of %s\n", ctx->vt->name,
           st.name, rs_fmt_bytes(a, sizeof a, (double)st.device_free_bytes),
@@ -124,7 +124,7 @@ rs_status rs_memory_report(rs_context *ctx, FILE *out) {
       report_tracked(&st, out);
       break;
   }
-  RS_TRY(rs_memory_stats_get(&st, ctx, RS_SPACE_PINNED));
+  RS_TRY(rs_memory_get_stats(ctx, RS_SPACE_PINNED, &st));
   fprintf(out, "pinned host memory: pinned pool\n");
   rs_pool_report(&m->pinned_pool, out);
   return RS_OK;
@@ -137,7 +137,7 @@ rs_status rs_memory_oom_fail(rs_memory *m, rs_mem_space space, size_t bytes, con
   rs_memory_stats st;
   memset(&st, 0, sizeof st);
   /* The cause was copied by the caller: the message is rewritten below anyway. */
-  (void)rs_memory_stats_get(&st, m->ctx, space);
+  (void)rs_memory_get_stats(m->ctx, space, &st);
   char req[32], fr[32], tot[32], use[32], cac[32], big[32], lim[32], pend[32];
   rs_fmt_bytes(req, sizeof req, (double)bytes);
   rs_fmt_bytes(fr, sizeof fr, (double)st.device_free_bytes);

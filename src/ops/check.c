@@ -59,7 +59,7 @@ static rs_status compare(rs_array **outs, const rs_array *x, const rs_array *y, 
 
 static double item_d(const rs_array *a, const int64_t *index, rs_stream *stream, rs_status *st) {
   double v = 0;
-  if (*st == RS_OK) *st = rs_array_item_double(&v, a, index, stream);
+  if (*st == RS_OK) *st = rs_array_item_double(a, index, &v, stream);
   return v;
 }
 
@@ -73,8 +73,8 @@ static double broadcast_item(const rs_array *x, int ndim, const int64_t *idx, rs
   return item_d(x, x->ndim ? xi : NULL, stream, st);
 }
 
-rs_status rs_allclose_report(rs_close_report *r, const rs_array *actual, const rs_array *desired, double rtol,
-                             double atol, int equal_nan, rs_stream *stream) {
+rs_status rs_allclose_report(const rs_array *actual, const rs_array *desired, double rtol, double atol,
+                             int equal_nan, rs_close_report *r, rs_stream *stream) {
   if (!r) return rs_fail(RS_ERR_NULL_POINTER, "allclose: report is NULL");
   if (!(rtol >= 0) || !(atol >= 0))
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "allclose: rtol (%g) and atol (%g) must be >= 0", rtol, atol);
@@ -90,12 +90,12 @@ rs_status rs_allclose_report(rs_close_report *r, const rs_array *actual, const r
     r->ndim = ndim;
     st = rs_unary(&notclose, RS_OP_LOGICAL_NOT, outs[OUT_CLOSE], stream);
     if (st == RS_OK) st = rs_sum(&red, notclose, 0, NULL, 0, stream);
-    if (st == RS_OK) st = rs_array_item_int64(&r->mismatched, red, NULL, stream);
+    if (st == RS_OK) st = rs_array_item_int64(red, NULL, &r->mismatched, stream);
     rs_array_release(red), red = NULL;
     r->close = r->mismatched == 0;
     int64_t worst = 0;
     if (st == RS_OK) st = rs_argmax(&red, outs[OUT_EXCESS], RS_ALL_AXES, 0, stream);
-    if (st == RS_OK) st = rs_array_item_int64(&worst, red, NULL, stream);
+    if (st == RS_OK) st = rs_array_item_int64(red, NULL, &worst, stream);
     rs_array_release(red), red = NULL;
     for (int k = ndim - 1; k >= 0; k--) {
       r->worst_index[k] = worst % shape[k];
@@ -132,11 +132,11 @@ rs_status rs_allclose_report(rs_close_report *r, const rs_array *actual, const r
   return st;
 }
 
-rs_status rs_allclose(int *result, const rs_array *actual, const rs_array *desired, double rtol, double atol,
-                      int equal_nan, rs_stream *stream) {
+rs_status rs_allclose(const rs_array *actual, const rs_array *desired, double rtol, double atol, int equal_nan,
+                      int *result, rs_stream *stream) {
   if (!result) return rs_fail(RS_ERR_NULL_POINTER, "allclose: result is NULL");
   rs_close_report r;
-  RS_TRY(rs_allclose_report(&r, actual, desired, rtol, atol, equal_nan, stream));
+  RS_TRY(rs_allclose_report(actual, desired, rtol, atol, equal_nan, &r, stream));
   *result = r.close;
   return RS_OK;
 }
@@ -153,12 +153,12 @@ rs_status rs_assert_allclose(const rs_array *actual, const rs_array *desired, do
                    rs_ops_shape_str(sd, sizeof sd, desired->ndim, desired->shape));
   }
   rs_close_report r;
-  RS_TRY(rs_allclose_report(&r, actual, desired, rtol, atol, 1, stream));
+  RS_TRY(rs_allclose_report(actual, desired, rtol, atol, 1, &r, stream));
   if (!r.close) return rs_fail(RS_ERR_NOT_CLOSE, "%s", r.message);
   return RS_OK;
 }
 
-rs_status rs_array_equal(int *result, const rs_array *a, const rs_array *b, rs_stream *stream) {
+rs_status rs_array_equal(const rs_array *a, const rs_array *b, int *result, rs_stream *stream) {
   if (!result) return rs_fail(RS_ERR_NULL_POINTER, "array_equal: result is NULL");
   RS_TRY(rs_array_check(a, "array_equal"));
   RS_TRY(rs_array_check(b, "array_equal"));
@@ -170,7 +170,7 @@ rs_status rs_array_equal(int *result, const rs_array *a, const rs_array *b, rs_s
   rs_status st = rs_binary(&eq, RS_OP_EQUAL, a, b, stream);
   if (st == RS_OK) st = rs_all(&all, eq, 0, NULL, 0, stream);
   int64_t v = 0;
-  if (st == RS_OK) st = rs_array_item_int64(&v, all, NULL, stream);
+  if (st == RS_OK) st = rs_array_item_int64(all, NULL, &v, stream);
   rs_array_release(eq);
   rs_array_release(all);
   if (st == RS_OK) *result = v != 0;

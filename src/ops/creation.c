@@ -56,11 +56,11 @@ static int memset_zero(rs_array *a, rs_stream *stream, rs_status *st) {
   return 1;
 }
 
-rs_status rs_fill(rs_array *a, rs_scalar value, rs_stream *stream) {
-  RS_TRY(rs_array_check(a, "rs_fill"));
-  RS_TRY(rs_scalar_fits(value, a->dtype, "rs_fill"));
+rs_status rs_full_into(rs_array *a, rs_scalar value, rs_stream *stream) {
+  RS_TRY(rs_array_check(a, "rs_full_into"));
+  RS_TRY(rs_scalar_fits(value, a->dtype, "rs_full_into"));
   if ((int)value.kind < RS_SCALAR_BOOL || value.kind > RS_SCALAR_COMPLEX)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_fill: scalar kind %d is not an rs_scalar_kind", (int)value.kind);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_full_into: scalar kind %d is not an rs_scalar_kind", (int)value.kind);
   int zero = value.kind == RS_SCALAR_BOOL || value.kind == RS_SCALAR_INT ? value.i == 0
                                                                          : value.re == 0 && value.im == 0 &&
                                                                                !signbit(value.re) && !signbit(value.im);
@@ -71,8 +71,8 @@ rs_status rs_fill(rs_array *a, rs_scalar value, rs_stream *stream) {
   return run_into(a, &b, rs_ewb_const(&b, value, a->dtype), stream);
 }
 
-rs_status rs_zeros_into(rs_array *a, rs_stream *stream) { return rs_fill(a, rs_scalar_int(0), stream); }
-rs_status rs_ones_into(rs_array *a, rs_stream *stream) { return rs_fill(a, rs_scalar_int(1), stream); }
+rs_status rs_zeros_into(rs_array *a, rs_stream *stream) { return rs_full_into(a, rs_scalar_int(0), stream); }
+rs_status rs_ones_into(rs_array *a, rs_stream *stream) { return rs_full_into(a, rs_scalar_int(1), stream); }
 
 typedef struct {
   rs_scalar value;
@@ -81,7 +81,7 @@ typedef struct {
 
 static rs_status fill_cb(rs_array *a, void *arg) {
   fill_arg *f = arg;
-  return rs_fill(a, f->value, f->stream);
+  return rs_full_into(a, f->value, f->stream);
 }
 
 rs_status rs_zeros(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,

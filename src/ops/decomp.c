@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/dtype_rules.h"
+#include "ops/into.h"
 #include "ops/ops_internal.h"
 #include "resident/linalg.h"
 #include "transfer/copy.h"
@@ -22,7 +23,7 @@ static rs_status private_copy(rs_array **out, const rs_array *x, rs_dtype dt, in
                               const int64_t *strides, rs_stream *stream, const char *who) {
   RS_TRY(rs_array_alloc(out, x->ctx, rs_ops_on_device(x) ? RS_MEM_DEVICE : RS_MEM_HOST, 0, ndim, shape, dt, strides,
                         RS_ORDER_C, who));
-  rs_status st = rs_copy(out, x, stream);
+  rs_status st = rs_copy_into(*out, x, stream);
   if (st != RS_OK) {
     rs_array_release(*out);
     *out = NULL;
@@ -69,7 +70,7 @@ static rs_status out_finish(decomp_out *o, rs_status st, rs_stream *stream, cons
   return st;
 }
 
-rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, int full_matrices, rs_stream *stream) {
+static rs_status svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, int full_matrices, rs_stream *stream) {
   const char *who = "svd";
   if (!s) return rs_fail(RS_ERR_NULL_POINTER, "%s: s is NULL", who);
   RS_TRY(rs_array_check(a, who));
@@ -141,7 +142,7 @@ rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, i
   return st;
 }
 
-rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream) {
+static rs_status solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream) {
   const char *who = "solve";
   if (!x) return rs_fail(RS_ERR_NULL_POINTER, "%s: x is NULL", who);
   RS_TRY(rs_array_check(a, who));
@@ -218,7 +219,7 @@ rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream
         xv = bc;
         rs_array_retain(xv);
       }
-      if (st == RS_OK) st = rs_copy(&target, xv, stream);
+      if (st == RS_OK) st = rs_copy_into(target, xv, stream);
       rs_array_release(xv);
     }
     rs_array_release(ac);
@@ -228,3 +229,21 @@ rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream
   }
   return rs_ops_result_end(&r, st);
 }
+
+rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, int full_matrices, rs_stream *stream) {
+  if (!s) return rs_fail(RS_ERR_NULL_POINTER, "svd: s is NULL");
+  rs_array *nu = NULL, *ns = NULL, *nv = NULL; /* the caller's pointers are never read */
+  rs_status st = svd(u ? &nu : NULL, &ns, vh ? &nv : NULL, a, full_matrices, stream);
+  if (st != RS_OK) return st;
+  if (u) *u = nu;
+  *s = ns;
+  if (vh) *vh = nv;
+  return RS_OK;
+}
+
+rs_status rs_svd_into(rs_array *u, rs_array *s, rs_array *vh, const rs_array *a, int full_matrices, rs_stream *stream) {
+  if (!s) return rs_fail(RS_ERR_NULL_POINTER, "svd_into: s is NULL");
+  return svd(u ? &u : NULL, &s, vh ? &vh : NULL, a, full_matrices, stream);
+}
+
+RS_OPS_PAIR(rs_solve, (const rs_array *a, const rs_array *b, rs_stream *stream), solve, (a, b, stream))

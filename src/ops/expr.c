@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "ops/into.h"
 #include "ops/ops_internal.h"
 
 struct rs_expr {
@@ -32,10 +33,11 @@ rs_status rs_expr_create(rs_expr **out, rs_context *ctx) {
   return RS_OK;
 }
 
-void rs_expr_destroy(rs_expr *e) {
-  if (!e) return;
+rs_status rs_expr_destroy(rs_expr *e) {
+  if (!e) return RS_OK;
   for (int i = 0; i < e->narrays; i++) rs_array_release(e->arrays[i]);
   free(e);
+  return RS_OK;
 }
 
 rs_status rs_expr_status(const rs_expr *e) {
@@ -150,7 +152,7 @@ rs_status rs_expr_rebind(rs_expr *e, int node, const rs_array *a) {
   return RS_OK;
 }
 
-rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream) {
+static rs_status eval(rs_array **out, rs_expr *e, int root, rs_stream *stream) {
   if (!e) return rs_fail(RS_ERR_NULL_POINTER, "rs_expr_eval: expression is NULL");
   RS_TRY(rs_expr_status(e));
   if (root < 0 || root >= e->b.prog.ninstr)
@@ -201,3 +203,5 @@ rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream) 
   free(b);
   return st;
 }
+
+RS_OPS_PAIR(rs_expr_eval, (rs_expr *e, int root, rs_stream *stream), eval, (e, root, stream))

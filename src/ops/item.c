@@ -7,7 +7,7 @@
 #include "ops/ops_internal.h"
 #include "transfer/copy.h"
 
-rs_status rs_array_item_to_host(void *dst, const rs_array *a, const int64_t *index, rs_stream *stream) {
+rs_status rs_array_item_to_host(const rs_array *a, const int64_t *index, void *dst, rs_stream *stream) {
   const char *who = "rs_array_item_to_host";
   RS_TRY(rs_array_check(a, who));
   if (!dst) return rs_fail(RS_ERR_NULL_POINTER, "%s: dst is NULL", who);
@@ -36,7 +36,7 @@ rs_status rs_array_item_to_host(void *dst, const rs_array *a, const int64_t *ind
 /* The element as double and as int64 (complex: its real part). */
 static rs_status item_values(double *d, int64_t *i, const rs_array *a, const int64_t *index, rs_stream *stream) {
   _Alignas(16) unsigned char raw[16];
-  RS_TRY(rs_array_item_to_host(raw, a, index, stream));
+  RS_TRY(rs_array_item_to_host(a, index, raw, stream));
   switch (a->dtype) {
 #define RS_ITEM_(DT, T)    \
   case DT: {               \
@@ -95,13 +95,13 @@ static rs_status item_values(double *d, int64_t *i, const rs_array *a, const int
   return RS_OK;
 }
 
-rs_status rs_array_item_double(double *out, const rs_array *a, const int64_t *index, rs_stream *stream) {
+rs_status rs_array_item_double(const rs_array *a, const int64_t *index, double *out, rs_stream *stream) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_array_item_double: out is NULL");
   int64_t i;
   return item_values(out, &i, a, index, stream);
 }
 
-rs_status rs_array_item_int64(int64_t *out, const rs_array *a, const int64_t *index, rs_stream *stream) {
+rs_status rs_array_item_int64(const rs_array *a, const int64_t *index, int64_t *out, rs_stream *stream) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_array_item_int64: out is NULL");
   double d;
   return item_values(&d, out, a, index, stream);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/dtype_rules.h"
+#include "ops/into.h"
 #include "ops/ops_internal.h"
 #include "resident/linalg.h"
 #include "transfer/copy.h"
@@ -70,7 +71,7 @@ static rs_status prepare(mm_operand *o, const rs_array *x, rs_dtype dt, int nb, 
   shape[nb] = o->rows;
   shape[nb + 1] = o->cols;
   RS_TRY(rs_ops_alloc(&o->arr, x->ctx, rs_ops_on_device(x), nb + 2, shape, dt, RS_ORDER_C, who));
-  rs_status st = rs_copy(&o->arr, x, stream); /* broadcasts, and casts to dt */
+  rs_status st = rs_copy_into(o->arr, x, stream); /* broadcasts, and casts to dt */
   if (st != RS_OK) {
     rs_array_release(o->arr);
     o->arr = NULL;
@@ -80,7 +81,7 @@ static rs_status prepare(mm_operand *o, const rs_array *x, rs_dtype dt, int nb, 
 
 static int overlaps_buf(const rs_array *x, const rs_array *y) { return x->buf == y->buf; }
 
-rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream) {
+static rs_status matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_stream *stream) {
   const char *who = "matmul";
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
   RS_TRY(rs_array_check(a, who));
@@ -193,7 +194,7 @@ rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_str
     /* the result went through a temporary: into the target's shape and dtype */
     rs_array *cv = NULL;
     st = rs_array_reshape(&cv, c, rnd, rshape);
-    if (st == RS_OK) st = rs_copy(&target, cv, stream);
+    if (st == RS_OK) st = rs_copy_into(target, cv, stream);
     rs_array_release(cv);
   }
   rs_array_release(c);
@@ -203,3 +204,5 @@ rs_status rs_matmul(rs_array **out, const rs_array *a, const rs_array *b, rs_str
   rs_array_release(bv);
   return rs_ops_result_end(&r, st);
 }
+
+RS_OPS_PAIR(rs_matmul, (const rs_array *a, const rs_array *b, rs_stream *stream), matmul, (a, b, stream))

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/dtype_rules.h"
 #include "kernel/kernel_jit.h"
+#include "ops/into.h"
 #include "ops/ops_internal.h"
 #include "resident/reduce.h"
 #include "transfer/copy.h"
@@ -80,8 +81,8 @@ static void make_plan(rs_reduce_plan *p, const rs_array *a, const int64_t *a_str
   (void)out;
 }
 
-rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxes, const int *axes, int keepdims,
-                    rs_stream *stream) {
+static rs_status reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxes, const int *axes, int keepdims,
+                        rs_stream *stream) {
   const char *name = rs_reduce_op_name(op);
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", name);
   RS_TRY(rs_array_check(a, name));
@@ -156,36 +157,22 @@ rs_status rs_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int naxe
   return rs_ops_result_end(&r, st);
 }
 
-rs_status rs_sum(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {
-  return rs_reduce(out, RS_REDUCE_SUM, a, naxes, axes, keepdims, stream);
-}
-rs_status rs_prod(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {
-  return rs_reduce(out, RS_REDUCE_PROD, a, naxes, axes, keepdims, stream);
-}
-rs_status rs_mean(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {
-  return rs_reduce(out, RS_REDUCE_MEAN, a, naxes, axes, keepdims, stream);
-}
-rs_status rs_min(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {
-  return rs_reduce(out, RS_REDUCE_MIN, a, naxes, axes, keepdims, stream);
-}
-rs_status rs_max(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {
-  return rs_reduce(out, RS_REDUCE_MAX, a, naxes, axes, keepdims, stream);
-}
-rs_status rs_all(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {
-  return rs_reduce(out, RS_REDUCE_ALL, a, naxes, axes, keepdims, stream);
-}
-rs_status rs_any(rs_array **out, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream) {
-  return rs_reduce(out, RS_REDUCE_ANY, a, naxes, axes, keepdims, stream);
+static rs_status arg_reduce(rs_array **io, rs_reduce_op op, const rs_array *a, int axis, int keepdims,
+                            rs_stream *stream) {
+  if (axis == RS_ALL_AXES) return reduce(io, op, a, 0, NULL, keepdims, stream);
+  return reduce(io, op, a, 1, &axis, keepdims, stream);
 }
 
-static rs_status arg_reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int axis, int keepdims,
-                            rs_stream *stream) {
-  if (axis == RS_ALL_AXES) return rs_reduce(out, op, a, 0, NULL, keepdims, stream);
-  return rs_reduce(out, op, a, 1, &axis, keepdims, stream);
-}
-rs_status rs_argmin(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream) {
-  return arg_reduce(out, RS_REDUCE_ARGMIN, a, axis, keepdims, stream);
-}
-rs_status rs_argmax(rs_array **out, const rs_array *a, int axis, int keepdims, rs_stream *stream) {
-  return arg_reduce(out, RS_REDUCE_ARGMAX, a, axis, keepdims, stream);
-}
+#define AXES_ (const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream)
+#define AXIS_ (const rs_array *a, int axis, int keepdims, rs_stream *stream)
+RS_OPS_PAIR(rs_reduce, (rs_reduce_op op, const rs_array *a, int naxes, const int *axes, int keepdims, rs_stream *stream),
+            reduce, (op, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_sum, AXES_, reduce, (RS_REDUCE_SUM, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_prod, AXES_, reduce, (RS_REDUCE_PROD, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_mean, AXES_, reduce, (RS_REDUCE_MEAN, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_min, AXES_, reduce, (RS_REDUCE_MIN, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_max, AXES_, reduce, (RS_REDUCE_MAX, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_all, AXES_, reduce, (RS_REDUCE_ALL, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_any, AXES_, reduce, (RS_REDUCE_ANY, a, naxes, axes, keepdims, stream))
+RS_OPS_PAIR(rs_argmin, AXIS_, arg_reduce, (RS_REDUCE_ARGMIN, a, axis, keepdims, stream))
+RS_OPS_PAIR(rs_argmax, AXIS_, arg_reduce, (RS_REDUCE_ARGMAX, a, axis, keepdims, stream))

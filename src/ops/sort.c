@@ -3,6 +3,7 @@
  * one after). */
 #include "core/error.h"
 #include "core/dtype_rules.h"
+#include "ops/into.h"
 #include "ops/ops_internal.h"
 #include "resident/sort.h"
 #include "transfer/copy.h"
@@ -32,7 +33,7 @@ static rs_status sort_impl(rs_array **out, const rs_array *a, int argsort, rs_st
       rs_array_retain(src);
     } else { /* a C-ordered copy (rs_copy alone would keep an F layout) */
       st = rs_ops_alloc(&src, ctx, rs_ops_on_device(a), a->ndim, a->shape, a->dtype, RS_ORDER_C, name);
-      if (st == RS_OK) st = rs_copy(&src, a, stream);
+      if (st == RS_OK) st = rs_copy_into(src, a, stream);
     }
     if (st == RS_OK) {
       if (rs_array_is_c_contiguous(target)) {
@@ -70,5 +71,5 @@ static rs_status sort_impl(rs_array **out, const rs_array *a, int argsort, rs_st
   return rs_ops_result_end(&r, st);
 }
 
-rs_status rs_sort(rs_array **out, const rs_array *a, rs_stream *stream) { return sort_impl(out, a, 0, stream); }
-rs_status rs_argsort(rs_array **out, const rs_array *a, rs_stream *stream) { return sort_impl(out, a, 1, stream); }
+RS_OPS_PAIR(rs_sort, (const rs_array *a, rs_stream *stream), sort_impl, (a, 0, stream))
+RS_OPS_PAIR(rs_argsort, (const rs_array *a, rs_stream *stream), sort_impl, (a, 1, stream))

@@ -25,6 +25,7 @@ rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
 }
 
 rs_status rs_event_destroy(rs_event *ev) {
+  if (!ev) return RS_OK;
   RS_TRY(rs_event_check(ev, "rs_event_destroy"));
   rs_context *ctx = ev->ctx;
   RS_TRY(ctx->vt->event_destroy(ctx->be, ev->native));
@@ -50,7 +51,7 @@ rs_status rs_event_query(rs_event *ev, int *done) {
   return ev->ctx->vt->event_query(ev->ctx->be, ev->native, done);
 }
 
-rs_status rs_event_elapsed_ms(float *ms, rs_event *start, rs_event *end) {
+rs_status rs_event_elapsed_ms(rs_event *start, rs_event *end, float *ms) {
   if (!ms) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_elapsed_ms: ms is NULL");
   RS_TRY(rs_event_check(start, "rs_event_elapsed_ms"));
   RS_TRY(rs_event_check(end, "rs_event_elapsed_ms"));

@@ -41,11 +41,12 @@ rs_bench_summary rs_bench_summarize(const double *values, int n) {
   return s;
 }
 
-void rs_bench_result_free(rs_bench_result *r) {
-  if (!r) return;
+rs_status rs_bench_result_destroy(rs_bench_result *r) {
+  if (!r) return RS_OK;
   free(r->host_ms);
   free(r->device_ms);
   r->host_ms = r->device_ms = NULL;
+  return RS_OK;
 }
 
 static void rs_stats_accumulate(rs_ledger_stats *sum, const rs_ledger_stats *s) {
@@ -84,8 +85,8 @@ static rs_status rs_bench_once(rs_context *ctx, rs_bench_fn fn, void *ud, void *
   return RS_OK;
 }
 
-rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, rs_bench_fn fn,
-                       void *user_data, const rs_bench_options *options) {
+rs_status rs_benchmark(rs_context *ctx, const char *name, rs_bench_fn fn, void *user_data,
+                       const rs_bench_options *options, rs_bench_result *out) {
   if (!out || !ctx || !fn) return rs_fail(RS_ERR_NULL_POINTER, "rs_benchmark: NULL argument");
   memset(out, 0, sizeof *out);
   rs_bench_options o = options ? *options : rs_bench_defaults();
@@ -116,7 +117,7 @@ rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, 
   if (ev0) ctx->vt->event_destroy(ctx->be, ev0);
   if (ev1) ctx->vt->event_destroy(ctx->be, ev1);
   if (st != RS_OK) {
-    rs_bench_result_free(out);
+    rs_bench_result_destroy(out);
     return rs_fail_prefix(st, "rs_benchmark '%s': ", name ? name : "");
   }
   snprintf(out->name, sizeof out->name, "%s", name ? name : "");
@@ -130,7 +131,7 @@ rs_status rs_benchmark(rs_bench_result *out, rs_context *ctx, const char *name, 
   return RS_OK;
 }
 
-rs_status rs_bench_print(FILE *f, const rs_bench_result *r) {
+rs_status rs_bench_print(const rs_bench_result *r, FILE *f) {
   if (!f || !r) return rs_fail(RS_ERR_NULL_POINTER, "rs_bench_print: NULL argument");
   fprintf(f, "%-36s host %10.4f ms +/- %.4f (median %.4f, min %.4f)   device %10.4f ms (median %.4f)\n",
           r->name, r->host.mean, r->host.stddev, r->host.median, r->host.min, r->device.mean,

@@ -24,7 +24,7 @@ static rs_status copy_to_new(rs_array **out, const rs_array *src, rs_stream *str
   return RS_OK;
 }
 
-rs_status rs_to_device(rs_array **out, const rs_array *src, rs_stream *stream, unsigned flags) {
+rs_status rs_to_device(rs_array **out, const rs_array *src, unsigned flags, rs_stream *stream) {
   const char *who = "rs_to_device";
   if (out && (flags & ~RS_COPY_NONE)) { /* after the checks copy_to_new makes first */
     *out = NULL;

@@ -70,9 +70,6 @@ rs_status rs_cuda_event_synchronize(rs_backend *b, void *ev);
 rs_status rs_cuda_event_query(rs_backend *b, void *ev, int *done);
 rs_status rs_cuda_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
 
-rs_status rs_cuda_kernel_axpb(rs_backend *b, rs_dtype dtype, void *x, int64_t n, double a, double c,
-                              void *stream);
-rs_status rs_cuda_kernel_sleep(rs_backend *b, double ms, void *stream);
 
 #ifdef __cplusplus
 }

@@ -175,10 +175,6 @@ rs_status sim_copy_async(rs_backend *b, void *dst, const void *src, size_t bytes
 rs_status sim_copy_strided_async(rs_backend *b, const rs_strided_copy *c, void *stream);
 rs_status sim_memset_async(rs_backend *b, void *dst, int value, size_t bytes, void *stream);
 
-rs_status sim_kernel_axpb(rs_backend *b, rs_dtype dtype, void *x, int64_t n, double a, double c,
-                          void *stream);
-rs_status sim_kernel_sleep(rs_backend *b, double ms, void *stream);
-
 rs_status sim_stream_create(rs_backend *b, unsigned flags, void **out);
 rs_status sim_stream_destroy(rs_backend *b, void *s);
 void *sim_stream_per_thread(rs_backend *b);
