@@ -109,7 +109,6 @@ static int only_entry(const char *dir, char *path, size_t len) {
 }
 
 static int count_entries(const char *dir) {
-  char path[1200];
   DIR *d = opendir(dir);
   struct dirent *e;
   int n = 0;
@@ -118,7 +117,6 @@ static int count_entries(const char *dir) {
     n += l >= 4 && strcmp(e->d_name + l - 4, ".rsk") == 0;
   }
   if (d) closedir(d);
-  (void)path;
   return n;
 }
 

@@ -110,7 +110,7 @@ static const char *rs_untrusted(const struct stat *st, char *why, size_t len) {
 int rs_kdisk_open_dir(const char *dir, int create) {
   if (!dir || !dir[0]) return -1;
   if (create) rs_make_dirs(dir);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOTDIR) rs_refuse_dir_once(dir, "it is not a directory");
     return -1; /* missing (nothing cached yet) or unreadable: memory only, silently */
@@ -268,13 +268,14 @@ int rs_kdisk_read(int dfd, const char *dir, const char *name, const char *key, s
     if (why[0]) rs_log_line("kernel cache: not using '%s/%s': %s", dir, name, why);
     return 0;
   }
+  /* the file's size bounds every allocation: no size field is believed before it */
   const char *bad = NULL;
-  unsigned char *e = NULL;
   size_t n = (size_t)st.st_size;
+  unsigned char *e = NULL;
   if ((uint64_t)st.st_size > RS_KDISK_MAX_ENTRY) bad = "it is larger than any kernel";
-  else if (!(e = malloc(n ? n : 1))) bad = NULL; /* out of memory: a plain miss */
-  else if (!rs_read_all(fd, e, n)) bad = "it cannot be read whole";
-  else bad = rs_check_entry(e, n, key, key_len);
+  else e = malloc(n ? n : 1); /* out of memory: a plain miss */
+  if (e && !rs_read_all(fd, e, n)) bad = "it cannot be read whole";
+  if (e && !bad) bad = rs_check_entry(e, n, key, key_len);
   int hit = e && !bad;
   if (hit) {
     size_t ilen = n - RS_KDISK_HEADER - key_len;
