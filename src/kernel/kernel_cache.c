@@ -6,7 +6,8 @@
  * compared in full, so a collision is a miss, never wrong code. Disk files are written
  * to a temporary name and renamed, so a reader never sees half a file, and a cache that
  * cannot be used is skipped. The memory cache holds only images that have loaded: what
- * comes from the disk goes in once its load succeeded (rs_kcache_keep). */
+ * comes from the disk goes in once its load succeeded (rs_kcache_keep), and only then is
+ * it counted as a hit. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -76,7 +77,6 @@ rs_status rs_kcache_get(const char *backend, const rs_textbuf *key, const char *
       *image = copy;
       *bytes = e->bytes;
       *origin = RS_KERNEL_MEMORY_CACHE;
-      atomic_fetch_add(&rs_stat_memory_hits, 1);
     }
     pthread_mutex_unlock(&rs_kcache_lock);
     free(full);
@@ -93,12 +93,17 @@ rs_status rs_kcache_get(const char *backend, const rs_textbuf *key, const char *
   }
   free(full);
   if (!hit) return RS_ERR_NOT_FOUND; /* a miss is not an error: no message */
-  atomic_fetch_add(&rs_stat_disk_hits, 1);
   *origin = RS_KERNEL_DISK_CACHE;
   return RS_OK;
 }
 
-void rs_kcache_keep(const char *backend, const rs_textbuf *key, const void *image, size_t bytes) {
+void rs_kcache_keep(const char *backend, const rs_textbuf *key, const void *image, size_t bytes,
+                    rs_kernel_origin origin) {
+  if (origin == RS_KERNEL_MEMORY_CACHE) {
+    atomic_fetch_add(&rs_stat_memory_hits, 1);
+    return;
+  }
+  if (origin == RS_KERNEL_DISK_CACHE) atomic_fetch_add(&rs_stat_disk_hits, 1);
   size_t key_len = 0;
   char *full = rs_full_key(backend, key, &key_len);
   if (!full) return;

@@ -90,13 +90,15 @@ rs_status rs_kparse_params(const char *blanked, const char *name, rs_kparam *par
 /* ---- the cache (kernel_cache.c) -------------------------------------------------------- */
 
 /* The image compiled for key, from memory or else the disk directory dir (may be ""): a
- * malloc'ed copy in *image, and where it came from. RS_ERR_NOT_FOUND on a miss. An image
- * from the disk is not yet in memory: rs_kcache_keep it once it has loaded. */
+ * malloc'ed copy in *image, and where it came from. RS_ERR_NOT_FOUND on a miss. Nothing
+ * is counted or remembered until the image has loaded: then rs_kcache_keep. */
 rs_status rs_kcache_get(const char *backend, const rs_textbuf *key, const char *dir, void **image,
                         size_t *bytes, rs_kernel_origin *origin);
 
-/* Remember an image that has loaded in the memory cache (a copy; best effort). */
-void rs_kcache_keep(const char *backend, const rs_textbuf *key, const void *image, size_t bytes);
+/* An image from origin has loaded: count the hit, and remember the image in the memory
+ * cache unless it came from there (a copy; best effort). */
+void rs_kcache_keep(const char *backend, const rs_textbuf *key, const void *image, size_t bytes,
+                    rs_kernel_origin origin);
 
 /* Write a freshly compiled image to the disk directory (best effort), keeping it under
  * max_bytes (0 = no limit; RESIDENT_CACHE_MAX). */

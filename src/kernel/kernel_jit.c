@@ -23,7 +23,7 @@ static int rs_load_cached(rs_backend *b, const rs_kernel_table *kt, const rs_tex
                           rs_status *st) {
   *st = kt->load(b, image, bytes, module);
   if (*st == RS_OK) {
-    if (origin == RS_KERNEL_DISK_CACHE) rs_kcache_keep(kt->name, key, image, bytes);
+    rs_kcache_keep(kt->name, key, image, bytes, origin);
     return 1;
   }
   if (*st == RS_ERR_OUT_OF_MEMORY || *st == RS_ERR_HOST_OUT_OF_MEMORY) return 1;
@@ -55,7 +55,7 @@ rs_status rs_kcache_load(rs_backend *b, const rs_kernel_table *kt, const rs_text
   /* cached only once it has loaded: a bad image is never kept */
   if (st == RS_OK && use_cache) {
     rs_kcache_put(kt->name, key, cache_dir, cache_max, image, bytes);
-    rs_kcache_keep(kt->name, key, image, bytes);
+    rs_kcache_keep(kt->name, key, image, bytes, RS_KERNEL_COMPILED);
   }
   free(image);
   return st;
