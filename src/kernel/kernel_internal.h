@@ -70,9 +70,9 @@ int rs_ksrc_has_token(const char *blanked, const char *word);
 /* The user headers a source includes, found in the include paths (recursively; system
  * headers and resident_device.h are not looked for). Each is appended to *key as
  * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
- * A header that is not a regular file or is over the size limit is refused
- * (RS_ERR_INVALID_ARGUMENT naming it) before any compiler reads it; one that cannot be
- * opened is left to the compiler to report. */
+ * A header that is not a regular file, is over the size limit or cannot be read is
+ * refused (RS_ERR_INVALID_ARGUMENT naming it) before any compiler reads it; one that is
+ * gone by then is left to the compiler to report. */
 rs_status rs_ksrc_add_headers(rs_textbuf *key, const char *text, int ninclude, const char *const *include,
                               int *barrier);
 
