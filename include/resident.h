@@ -98,9 +98,15 @@
  *                             direction "h2d=disallow,d2h=log"
  *   RESIDENT_LEDGER_TIMING    copies | kernels | all | none device timing (default copies)
  *   RESIDENT_LEDGER_ENTRIES   count (default 65536)        entries kept in the ledger log
- *   RESIDENT_CACHE_DIR        directory | off              compiled user kernels (default
- *                                                           $XDG_CACHE_HOME/resident or
- *                                                           ~/.cache/resident)
+ *   RESIDENT_CACHE_DIR        absolute directory |         compiled user kernels (default
+ *                             off | none | 0               $XDG_CACHE_HOME/resident or
+ *                                                           ~/.cache/resident); a relative
+ *                                                           path fails rs_context_create
+ *                                                           (RS_ERR_PARSE). Used only when
+ *                                                           it is this user's and nobody
+ *                                                           else can write it (else memory
+ *                                                           only, said once in the log);
+ *                                                           see resident/kernel.h, CACHE
  *   RESIDENT_CACHE_MAX        bytes ("256MiB") | none      what that directory may hold
  *                                                           (default 1GiB): past it, the
  *                                                           least recently used kernels go

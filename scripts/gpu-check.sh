@@ -103,9 +103,10 @@ run_ctest() { # label, parallel jobs
 }
 # The ops tests generate about two thousand kernels; one disk cache for the whole check
 # lets the memcheck pass below load what the ctest pass compiled instead of running
-# NVRTC again under the sanitizer.
-export RESIDENT_CACHE_DIR=${RESIDENT_CACHE_DIR:-$BUILD/kernel-cache}
-mkdir -p "$RESIDENT_CACHE_DIR"
+# NVRTC again under the sanitizer. The library takes only an absolute directory that is
+# this user's alone (include/resident/kernel.h, CACHE).
+export RESIDENT_CACHE_DIR=${RESIDENT_CACHE_DIR:-$(realpath -m "$BUILD")/kernel-cache}
+mkdir -p -m 0700 "$RESIDENT_CACHE_DIR"
 if [ "${SKIP_CTEST:-0}" = 1 ]; then
   note ctest "skipped (SKIP_CTEST=1)"
 else

@@ -56,15 +56,31 @@ extern "C" {
  * name; a template kernel is named with its arguments ("scale<float>").
  *
  * CACHE. Compiled code is kept in memory (process-wide) and on disk under
- * RESIDENT_CACHE_DIR (default $XDG_CACHE_HOME/resident, else ~/.cache/resident; "off"
- * disables it), keyed by the source, the contents of the user headers it includes,
- * the options, the function name, the device architecture (or host compiler) and the
- * library version. A second create of the same kernel does not compile
- * (rs_kernel_info.origin says where the code came from; rs_kernel_cache_get_stats
- * counts). A cache that cannot be read or written is skipped, never an error. The
- * directory stays under RESIDENT_CACHE_MAX (default 1 GiB; the array operations' kernels
- * go there too): a write that takes it past deletes the least recently used kernels
- * (a disk hit counts as a use) down to three quarters of the limit.
+ * RESIDENT_CACHE_DIR (default $XDG_CACHE_HOME/resident, else ~/.cache/resident; "off",
+ * "none" or "0" disables it; a relative path is refused), keyed by the source, the
+ * contents of the user headers it includes, the options, the function name, the device
+ * architecture (or host compiler) and the library version. A second create of the same
+ * kernel does not compile (rs_kernel_info.origin says where the code came from;
+ * rs_kernel_cache_get_stats counts). A cache that cannot be read or written is skipped,
+ * never an error. The directory stays under RESIDENT_CACHE_MAX (default 1 GiB; the array
+ * operations' kernels go there too): a write that takes it past deletes the least
+ * recently used kernels (a disk hit counts as a use) down to three quarters of the limit.
+ *
+ * What the disk cache trusts: code read from it is run, so only what this user alone
+ * could have written. The directory (made with mode 0700 when missing) is used only when
+ * it is owned by this user and not writable by group or others; otherwise kernels are
+ * cached in memory only and the log says why, once. An entry is used only when it is a
+ * regular file (not a link, FIFO or device) owned by this user and writable by nobody
+ * else, its sizes match the file's and a digest over its key and image matches; anything
+ * else is a miss, and a damaged entry is removed (each said in the log). The digest
+ * catches damage and misplaced entries, not a forger: keeping others out is the
+ * directory's ownership and mode. A cached image that does not load is a miss as well:
+ * removed, compiled again and replaced; only images that loaded are kept in memory. The
+ * simulator loads an image from a sealed memory file, so what runs is exactly what was
+ * checked. The limit above counts and deletes only the cache's own files (named
+ * <backend>-<32 hex digits>.rsk, and their temporaries), so a directory shared with other
+ * files loses none of them. The source file and every user header a source includes
+ * must be regular files of at most 16 MiB (RS_ERR_INVALID_ARGUMENT naming the file).
  *
  * ARGUMENTS are checked against the parameter list parsed from the source: their
  * number, and kind by kind -

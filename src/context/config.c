@@ -38,14 +38,19 @@ rs_status rs_parse_bytes(const char *text, size_t *out) {
                  text, end);
 }
 
-/* RESIDENT_CACHE_DIR, else $XDG_CACHE_HOME/resident, else $HOME/.cache/resident; "off"
- * (or no HOME at all) leaves it empty: kernels are then cached in memory only. */
+/* RESIDENT_CACHE_DIR, else $XDG_CACHE_HOME/resident, else $HOME/.cache/resident; "off",
+ * "none" or "0" (or no HOME at all) leaves it empty: kernels are then cached in memory
+ * only. A relative path is refused: it would name a different folder in every working
+ * directory. */
 static rs_status rs_config_cache_dir(rs_config *cfg) {
   const size_t cap = sizeof cfg->cache_dir;
   const char *v = getenv("RESIDENT_CACHE_DIR");
   int n = 0;
   if (v && *v) {
-    if (strcmp(v, "off") == 0) return RS_OK;
+    if (strcmp(v, "off") == 0 || strcmp(v, "none") == 0 || strcmp(v, "0") == 0) return RS_OK;
+    if (v[0] != '/')
+      return rs_fail(RS_ERR_PARSE, "RESIDENT_CACHE_DIR='%s': a relative path; give an absolute directory, or off",
+                     v);
     n = snprintf(cfg->cache_dir, cap, "%s", v);
   } else if ((v = getenv("XDG_CACHE_HOME")) && v[0] == '/') {
     n = snprintf(cfg->cache_dir, cap, "%s/resident", v);

@@ -1,11 +1,15 @@
 /* Keeping the disk cache of compiled kernels under its size limit (RESIDENT_CACHE_MAX).
  *
  * A file's modification time is its last use: a write and a disk hit set it. When
- * a write takes the directory past the limit, the least recently used files go until it is
- * at three quarters of the limit, so the next writes do not each trigger a scan. The file
- * just written always stays. Temporary files that crashed writers left behind (older
- * than an hour) go too. Several processes may share the directory: a file another
- * process deletes is a cache miss for the next reader, never a wrong kernel. */
+ * a write takes the directory past the limit, the least recently used entries go until
+ * it is at three quarters of the limit, so the next writes do not each trigger a scan.
+ * The entry just written always stays. Temporaries that crashed writers left behind
+ * (older than an hour) go too. Several processes may share the directory: a file another
+ * process deletes is a cache miss for the next reader, never a wrong kernel.
+ *
+ * The directory may be one the user keeps other files in (RESIDENT_CACHE_DIR=$HOME): only
+ * files the cache wrote are counted or deleted - named as its entries and temporaries are,
+ * regular, this user's, and starting with an entry's magic (kernel_cache_disk.c). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -25,11 +29,6 @@ typedef struct cached_file {
   struct timespec used;
 } cached_file;
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static int older_first(const void *a, const void *b) {
   const cached_file *x = a, *y = b;
   if (x->used.tv_sec != y->used.tv_sec) return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
@@ -37,33 +36,29 @@ static int older_first(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-/* The kernel stamps files with a coarse clock (a few milliseconds): a write and a use
- * that close together would tie, so the time is set from the fine clock. */
-void rs_kcache_touch(const char *path) {
-  struct timespec now[2];
-  if (clock_gettime(CLOCK_REALTIME, &now[0]) != 0) return;
-  now[1] = now[0];
-  (void)utimensat(AT_FDCWD, path, now, 0);
-}
-
-void rs_kcache_evict(const char *dir, const char *keep_path, size_t max_bytes) {
-  if (!dir || !dir[0] || max_bytes == 0) return;
-  DIR *d = opendir(dir);
-  if (!d) return;
-  const char *keep = strrchr(keep_path ? keep_path : "", '/');
-  keep = keep ? keep + 1 : "";
+void rs_kcache_evict(int dfd, const char *keep, size_t max_bytes) {
+  if (dfd < 0 || max_bytes == 0) return;
+  int scan_fd = dup(dfd); /* closedir closes it; the caller's descriptor stays open */
+  DIR *d = scan_fd >= 0 ? fdopendir(scan_fd) : NULL;
+  if (!d) {
+    if (scan_fd >= 0) close(scan_fd);
+    return;
+  }
+  rewinddir(d);
   size_t n = 0, cap = 0;
   cached_file *files = NULL;
   uint64_t total = 0;
   time_t now = time(NULL);
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
-    int kernel = ends_with(e->d_name, ".rsk"), tmp = ends_with(e->d_name, ".tmp");
-    if ((!kernel && !tmp) || strlen(e->d_name) >= sizeof files->name) continue;
+    int tmp = 0;
+    if (!rs_kdisk_entry_name(e->d_name, &tmp) || strlen(e->d_name) >= sizeof files->name) continue;
     struct stat st;
-    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+      continue;
     if (tmp) {
-      if (now - st.st_mtim.tv_sec > 3600) (void)unlinkat(dirfd(d), e->d_name, 0);
+      if (now - st.st_mtim.tv_sec > 3600 && rs_kdisk_written_here(dfd, e->d_name, 1))
+        (void)unlinkat(dfd, e->d_name, 0);
       continue;
     }
     total += (uint64_t)st.st_size;
@@ -84,7 +79,7 @@ void rs_kcache_evict(const char *dir, const char *keep_path, size_t max_bytes) {
     uint64_t goal = max_bytes / 4 * 3;
     qsort(files, n, sizeof *files, older_first);
     for (size_t i = 0; i < n && total > goal; i++) {
-      if (unlinkat(dirfd(d), files[i].name, 0) != 0) continue;
+      if (!rs_kdisk_written_here(dfd, files[i].name, 0) || unlinkat(dfd, files[i].name, 0) != 0) continue;
       total -= (uint64_t)files[i].size;
       atomic_fetch_add(&rs_stat_evictions, 1);
     }

@@ -44,23 +44,23 @@ static rs_status rs_build_key(rs_textbuf *key, const rs_kernel_table *kb, const 
   return rs_ksrc_add_headers(key, src->text, src->ninclude_paths, src->include_paths, barrier);
 }
 
-/* The image for src: from the cache, else compiled (and then cached). */
-static rs_status rs_get_image(rs_context *ctx, const rs_kernel_table *kb, const rs_kernel_source *src,
-                              unsigned flags, const char *prefix, int *barrier, void **image,
-                              size_t *bytes, rs_kernel_origin *origin) {
+/* The loaded module for src: its image from the cache, else compiled (and then cached). */
+static rs_status rs_get_module(rs_context *ctx, const rs_kernel_table *kb, const rs_kernel_source *src,
+                               unsigned flags, const char *prefix, int *barrier, void **module,
+                               rs_kernel_origin *origin) {
   char target[256];
   RS_TRY(kb->target(ctx->be, target, sizeof target));
   rs_textbuf key = {0};
   rs_status st = rs_build_key(&key, kb, target, src, barrier);
   if (st != RS_OK) {
     rs_textbuf_free(&key);
-    return st;
+    return rs_fail_prefix(st, "%s: ", prefix);
   }
   rs_kernel_source with_barrier = *src;
   with_barrier.uses_barrier = *barrier;
   char *log = NULL;
-  st = rs_kcache_compile(ctx->be, kb, &key, &with_barrier, ctx->cfg.cache_dir, ctx->cfg.cache_max,
-                         !(flags & RS_KERNEL_NO_CACHE), image, bytes, origin, &log);
+  st = rs_kcache_load(ctx->be, kb, &key, &with_barrier, ctx->cfg.cache_dir, ctx->cfg.cache_max,
+                      !(flags & RS_KERNEL_NO_CACHE), module, origin, &log);
   if (st != RS_OK) {
     char reason[512];
     snprintf(reason, sizeof reason, "%s", rs_last_error());
@@ -117,8 +117,6 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
   const char **inc = calloc((size_t)ninc + 1, sizeof *inc);
   char *blanked = rs_ksrc_blank(text);
   rs_kernel *k = NULL;
-  void *image = NULL;
-  size_t bytes = 0;
   rs_status st = RS_OK;
   if (!inc || !blanked) {
     st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: out of host memory", prefix);
@@ -144,14 +142,9 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
   int barrier = rs_ksrc_has_token(blanked, "__syncthreads") || rs_ksrc_has_token(blanked, "__syncthreads_count") ||
                 rs_ksrc_has_token(blanked, "__syncthreads_and") || rs_ksrc_has_token(blanked, "__syncthreads_or");
   rs_kernel_source src = {text, blanked, name, file, opts->noptions, opts->options, ninc, inc, 0};
-  st = rs_get_image(ctx, kb, &src, opts->flags, prefix, &barrier, &image, &bytes, &k->origin);
+  st = rs_get_module(ctx, kb, &src, opts->flags, prefix, &barrier, &k->module, &k->origin);
   if (st != RS_OK) goto done;
   k->uses_barrier = barrier;
-  st = kb->load(ctx->be, image, bytes, &k->module);
-  if (st != RS_OK) {
-    rs_fail_prefix(st, "%s: ", prefix);
-    goto done;
-  }
   st = kb->get_function(ctx->be, k->module, name, &k->fn, &k->attrs);
   if (st != RS_OK) {
     rs_fail_prefix(st, "%s: ", prefix);
@@ -171,7 +164,6 @@ done:
     if (k->module) kb->unload(k->module);
     rs_slab_free(&rs_kernels, k);
   }
-  free(image);
   free(blanked);
   free(inc);
   return st;

@@ -70,13 +70,14 @@ int rs_ksrc_has_token(const char *blanked, const char *word);
 /* The user headers a source includes, found in the include paths (recursively; system
  * headers and resident_device.h are not looked for). Each is appended to *key as
  * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
- * RS_ERR_HOST_OUT_OF_MEMORY is the only error: an unreadable header is left to the
- * compiler to report. */
+ * A header that is not a regular file, is over the size limit or cannot be read is
+ * refused (RS_ERR_INVALID_ARGUMENT naming it) before any compiler reads it; one that is
+ * gone by then is left to the compiler to report. */
 rs_status rs_ksrc_add_headers(rs_textbuf *key, const char *text, int ninclude, const char *const *include,
                               int *barrier);
 
-/* Read a whole file (NUL-terminated, malloc'ed). RS_ERR_NOT_FOUND / RS_ERR_INVALID_ARGUMENT
- * with the reason when it cannot be read. */
+/* Read a whole file (NUL-terminated, malloc'ed): a regular file of at most 16 MiB.
+ * RS_ERR_NOT_FOUND / RS_ERR_INVALID_ARGUMENT with the reason otherwise. */
 rs_status rs_ksrc_read_file(const char *path, char **out, size_t *len);
 
 /* ---- parameters (kernel_parse.c) ------------------------------------------------------- */
@@ -89,31 +90,73 @@ rs_status rs_kparse_params(const char *blanked, const char *name, rs_kparam *par
 /* ---- the cache (kernel_cache.c) -------------------------------------------------------- */
 
 /* The image compiled for key, from memory or else the disk directory dir (may be ""): a
- * malloc'ed copy in *image, and where it came from. RS_ERR_NOT_FOUND on a miss. */
+ * malloc'ed copy in *image, and where it came from. RS_ERR_NOT_FOUND on a miss. Nothing
+ * is counted or remembered until the image has loaded: then rs_kcache_keep. */
 rs_status rs_kcache_get(const char *backend, const rs_textbuf *key, const char *dir, void **image,
                         size_t *bytes, rs_kernel_origin *origin);
 
-/* Remember a freshly compiled image in memory and (best effort) on disk, keeping the
- * disk directory under max_bytes (0 = no limit; RESIDENT_CACHE_MAX). */
+/* An image from origin has loaded: count the hit, and remember the image in the memory
+ * cache unless it came from there (a copy; best effort). */
+void rs_kcache_keep(const char *backend, const rs_textbuf *key, const void *image, size_t bytes,
+                    rs_kernel_origin origin);
+
+/* Write a freshly compiled image to the disk directory (best effort), keeping it under
+ * max_bytes (0 = no limit; RESIDENT_CACHE_MAX). */
 void rs_kcache_put(const char *backend, const rs_textbuf *key, const char *dir, size_t max_bytes, const void *image,
                    size_t bytes);
 
-/* The disk cache's limit (kernel_cache_evict.c): mark a file used (a disk hit), and
- * delete the least recently used files of dir, never keep_path, when the directory holds
- * more than max_bytes. Best effort, silent. */
-void rs_kcache_touch(const char *path);
-void rs_kcache_evict(const char *dir, const char *keep_path, size_t max_bytes);
-int64_t rs_kcache_evictions(void);
+/* Drop key's image from memory and from the disk directory: it did not load. */
+void rs_kcache_forget(const char *backend, const rs_textbuf *key, const char *dir);
 
 /* Count a compile (for rs_kernel_cache_get_stats). */
 void rs_kcache_count_compile(void);
 
-/* The image for src under key (kernel_jit.c): from the cache when use_cache, else compiled
- * by kt (counted, and cached when use_cache). *origin says which. *log is the compiler's
- * output (malloc'ed, may be NULL; the caller frees it), also on success. */
-rs_status rs_kcache_compile(rs_backend *b, const rs_kernel_table *kt, const rs_textbuf *key, const rs_kernel_source *src,
-                            const char *cache_dir, size_t cache_max, int use_cache, void **image, size_t *bytes,
-                            rs_kernel_origin *origin, char **log);
+/* The module for src under key (kernel_jit.c): its image from the cache when use_cache,
+ * else compiled by kt (counted, and cached when use_cache), then loaded. A cached image
+ * that does not load is a miss: forgotten, compiled again and replaced. *origin says
+ * where the loaded image came from. *log is the compiler's output (malloc'ed, may be
+ * NULL; the caller frees it), also on success. */
+rs_status rs_kcache_load(rs_backend *b, const rs_kernel_table *kt, const rs_textbuf *key, const rs_kernel_source *src,
+                         const char *cache_dir, size_t cache_max, int use_cache, void **module,
+                         rs_kernel_origin *origin, char **log);
+
+/* ---- the disk directory (kernel_cache_disk.c; what it trusts is said there) ------------ */
+
+/* 64-bit hash of bytes (not cryptographic). */
+uint64_t rs_kcache_hash(const void *data, size_t len, uint64_t seed);
+
+/* A descriptor of dir (made first, mode 0700, when create) when it is a directory of this
+ * user's that nobody else can write, else -1; a refused one is logged once per process. */
+int rs_kdisk_open_dir(const char *dir, int create);
+
+/* The entry name of a full key: "<backend>-<32 hex digits>.rsk". */
+void rs_kdisk_name(char *out, size_t len, const char *backend, const char *key, size_t key_len);
+
+/* 1 when name is an entry's or a writer's temporary's (*is_tmp), as this cache names them. */
+int rs_kdisk_entry_name(const char *name, int *is_tmp);
+
+/* An entry's bytes for key and image (malloc'ed, *len bytes), or NULL. */
+void *rs_kdisk_encode(const char *key, size_t key_len, const void *image, size_t bytes, size_t *len);
+
+/* 1 and the image (malloc'ed) when the entry name in dfd is trusted, whole and holds key;
+ * 0 otherwise. A refused entry is logged (dir names it); a damaged one is also removed. */
+int rs_kdisk_read(int dfd, const char *dir, const char *name, const char *key, size_t key_len, void **image,
+                  size_t *bytes);
+
+/* Write the entry through a private temporary and a rename; 1 when it is in place. */
+int rs_kdisk_write(int dfd, const char *name, const char *key, size_t key_len, const void *image, size_t bytes);
+
+/* 1 when name is a regular file of this user's that starts as an entry does (or is empty,
+ * when allow_empty: a temporary whose writer died before writing). */
+int rs_kdisk_written_here(int dfd, const char *name, int allow_empty);
+
+/* Remove the entry name if the cache wrote it. */
+void rs_kdisk_remove(int dfd, const char *name);
+
+/* Delete the least recently used entries of the directory dfd, never keep, when its
+ * entries hold more than max_bytes (kernel_cache_evict.c). Best effort, silent. */
+void rs_kcache_evict(int dfd, const char *keep, size_t max_bytes);
+int64_t rs_kcache_evictions(void);
 
 /* ---- the compile log (kernel_log.c) ---------------------------------------------------- */
 

@@ -2,14 +2,18 @@
  * user headers a source includes (their contents belong in the cache key: a changed
  * header must not serve stale code). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "core/error.h"
 #include "kernel/kernel_internal.h"
 
 #define RS_MAX_HEADER_DEPTH 16
 #define RS_MAX_HEADERS 256
+#define RS_MAX_SOURCE_BYTES (16 << 20)
 
 static int rs_is_ident(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -100,27 +104,41 @@ int rs_ksrc_has_token(const char *blanked, const char *word) {
   return 0;
 }
 
+/* Read only what is whole and bounded: a FIFO would block, /dev/zero never ends. */
 rs_status rs_ksrc_read_file(const char *path, char **out, size_t *len) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     int err = errno;
     char buf[128];
     const char *why = strerror_r(err, buf, sizeof buf); /* the GNU variant (_GNU_SOURCE) */
     return rs_fail(err == ENOENT ? RS_ERR_NOT_FOUND : RS_ERR_INVALID_ARGUMENT, "cannot open '%s': %s",
                    path, why);
   }
+  struct stat st;
+  rs_status status = RS_OK;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    status = rs_fail(RS_ERR_INVALID_ARGUMENT, "'%s' is not a regular file (kernel sources and headers must be)",
+                     path);
+  else if ((uint64_t)st.st_size > RS_MAX_SOURCE_BYTES)
+    status = rs_fail(RS_ERR_INVALID_ARGUMENT, "'%s' is larger than %d MiB, the limit for a kernel source or header",
+                     path, RS_MAX_SOURCE_BYTES >> 20);
   rs_textbuf b = {0};
   char chunk[65536];
-  size_t got;
-  rs_status st = RS_OK;
-  while (st == RS_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0) st = rs_textbuf_add(&b, chunk, got);
-  if (st == RS_OK && ferror(f)) st = rs_fail(RS_ERR_INVALID_ARGUMENT, "cannot read '%s'", path);
-  if (st == RS_OK && !b.data) st = rs_textbuf_add(&b, "", 0); /* an empty file */
-  fclose(f);
-  if (st != RS_OK) {
+  ssize_t got = 0;
+  while (status == RS_OK && (got = read(fd, chunk, sizeof chunk)) != 0) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) status = rs_fail(RS_ERR_INVALID_ARGUMENT, "cannot read '%s'", path);
+    else if (b.len + (size_t)got > RS_MAX_SOURCE_BYTES) /* it grew since fstat */
+      status = rs_fail(RS_ERR_INVALID_ARGUMENT, "'%s' is larger than %d MiB, the limit for a kernel source or header",
+                       path, RS_MAX_SOURCE_BYTES >> 20);
+    else status = rs_textbuf_add(&b, chunk, (size_t)got);
+  }
+  if (status == RS_OK && !b.data) status = rs_textbuf_add(&b, "", 0); /* an empty file */
+  close(fd);
+  if (status != RS_OK) {
     rs_textbuf_free(&b);
-    return st;
+    return status;
   }
   *out = b.data;
   if (len) *len = b.len;
@@ -171,13 +189,17 @@ static int rs_next_include(const char *text, size_t *pos, char *out, size_t len,
 
 static rs_status rs_walk(rs_header_walk *w, const char *text, const char *dir, int depth);
 
-static rs_status rs_visit(rs_header_walk *w, const char *path, int depth) {
+static rs_status rs_visit(rs_header_walk *w, const char *name, const char *path, int depth) {
   for (int i = 0; i < w->nseen; i++)
     if (strcmp(w->seen[i], path) == 0) return RS_OK;
   if (w->nseen == RS_MAX_HEADERS) return RS_OK;
   char *content = NULL;
   size_t len = 0;
-  if (rs_ksrc_read_file(path, &content, &len) != RS_OK) return RS_OK; /* the compiler will say */
+  /* Refused here, before a compiler reads it: one that is not a regular file or is huge
+   * would hang it or fill the memory. One that went away is the compiler's to report. */
+  rs_status read = rs_ksrc_read_file(path, &content, &len);
+  if (read == RS_ERR_NOT_FOUND) return RS_OK;
+  if (read != RS_OK) return rs_fail_prefix(read, "#include \"%s\": ", name);
   char *copy = strdup(path);
   if (!copy) {
     free(content);
@@ -211,11 +233,12 @@ static rs_status rs_visit(rs_header_walk *w, const char *path, int depth) {
   return st;
 }
 
+/* As a compiler searches: a directory does not end the search, anything else does
+ * (and is then read, or refused, by rs_visit). Opening is left to rs_visit: a FIFO opened
+ * here would block. */
 static int rs_exists(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  fclose(f);
-  return 1;
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 static rs_status rs_walk(rs_header_walk *w, const char *text, const char *dir, int depth) {
@@ -239,7 +262,7 @@ static rs_status rs_walk(rs_header_walk *w, const char *text, const char *dir, i
       snprintf(path, sizeof path, "%s/%s", w->include[i], name);
       found = rs_exists(path);
     }
-    if (found) RS_TRY(rs_visit(w, path, depth));
+    if (found) RS_TRY(rs_visit(w, name, path, depth));
   }
   return RS_OK;
 }

@@ -39,14 +39,14 @@ static void *lookup_locked(size_t bucket, int device, const void *key, size_t ke
   return NULL;
 }
 
-/* The image for source, through the plan's jit service (the kernel cache). */
-static rs_status get_image(rs_backend *b, const rs_jit_service *jit, const char *source, const char *name,
-                           int uses_barrier, const char *cache_dir, size_t cache_max, void **image, size_t *bytes) {
+/* The loaded module for source, through the plan's jit service (the kernel cache). */
+static rs_status get_module(rs_backend *b, const rs_jit_service *jit, const char *source, const char *name,
+                            int uses_barrier, const char *cache_dir, size_t cache_max, void **module) {
   static const char *const options[] = {"-std=c++17", "-fmad=false"};
   if (!jit) return rs_fail(RS_ERR_INTERNAL, "array operation kernel %s: the plan has no jit service", name);
   rs_kernel_source src = {source, source, name, "<resident array operation>", 2, options, 0, NULL, uses_barrier};
   char *log = NULL;
-  rs_status st = jit->image(b, &rs_cuda_kernels, &src, JIT_VERSION, cache_dir, cache_max, image, bytes, &log);
+  rs_status st = jit->module(b, &rs_cuda_kernels, &src, JIT_VERSION, cache_dir, cache_max, module, &log);
   if (st == RS_ERR_COMPILE || log) {
     /* generated code that does not compile is a bug of this library: say so, with the log */
     char reason[512];
@@ -71,12 +71,9 @@ rs_status rs_cuda_ops_kernel(rs_backend *b, const void *key, size_t key_len, con
   const rs_kernel_table *kb = &rs_cuda_kernels;
   char *source = NULL;
   RS_TRY(make_source(&source, arg));
-  void *image = NULL, *module = NULL, *f = NULL;
-  size_t bytes = 0;
-  rs_status st = get_image(b, jit, source, name, uses_barrier, cache_dir, cache_max, &image, &bytes);
+  void *module = NULL, *f = NULL;
+  rs_status st = get_module(b, jit, source, name, uses_barrier, cache_dir, cache_max, &module);
   free(source);
-  if (st == RS_OK) st = kb->load(b, image, bytes, &module);
-  free(image);
   rs_kernel_attrs attrs;
   if (st == RS_OK) st = kb->get_function(b, module, name, &f, &attrs);
   if (st != RS_OK) {

@@ -45,12 +45,16 @@ static void *rs_open_bound(const char *path, char *why, size_t why_len) {
 }
 
 /* Load the image from a memory file, kept open while the object is loaded so that its
- * /proc path names no other live object; failing that, from a temporary file. */
+ * /proc path names no other live object; failing that, from a file in a private (0700)
+ * temporary directory. Either way what is loaded is exactly the bytes given, which the
+ * kernel cache verified: the memory file is sealed against writes before dlopen, and
+ * nobody else can reach into the directory. */
 static void *rs_dlopen_image(const void *image, size_t bytes, int *fd_out, char *why, size_t why_len) {
   *fd_out = -1;
-  int fd = memfd_create("resident-sim-kernel", MFD_CLOEXEC);
+  int fd = memfd_create("resident-sim-kernel", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd >= 0) {
-    if (rs_write_all(fd, image, bytes)) {
+    if (rs_write_all(fd, image, bytes) &&
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0) {
       char path[64];
       snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
       void *dl = rs_open_bound(path, why, why_len);
@@ -59,14 +63,18 @@ static void *rs_dlopen_image(const void *image, size_t bytes, int *fd_out, char 
         return dl;
       }
     }
-    close(fd);
+    close(fd); /* and on to a file: the /proc path may name an object still resident */
   }
-  char path[] = "/tmp/resident-sim-kernel-XXXXXX";
-  fd = mkstemp(path);
-  if (fd < 0) return NULL;
-  void *dl = rs_write_all(fd, image, bytes) ? rs_open_bound(path, why, why_len) : NULL;
-  close(fd);
+  char dir[] = "/tmp/resident-sim-load-XXXXXX";
+  if (!mkdtemp(dir)) return NULL;
+  char path[sizeof dir + 16];
+  snprintf(path, sizeof path, "%s/kernel.so", dir);
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int written = fd >= 0 && rs_write_all(fd, image, bytes);
+  if (fd >= 0) written = close(fd) == 0 && written;
+  void *dl = written ? rs_open_bound(path, why, why_len) : NULL;
   unlink(path);
+  rmdir(dir);
   return dl;
 }
 
