@@ -175,6 +175,9 @@ static void test_words(rs_context *ctx) {
   check_bad(ctx, "RESIDENT_BACKEND", "gpu");
   check_bad(ctx, "RESIDENT_ALLOCATOR", "heap");
   check_bad(ctx, "RESIDENT_TRANSFER_GUARD", "maybe");
+  check_bad(ctx, "RESIDENT_TRANSFER_GUARD", "h2d=log,"); /* an empty setting, not ignored */
+  check_bad(ctx, "RESIDENT_TRANSFER_GUARD", "h2d=log,,d2h=log");
+  check_good(ctx, "RESIDENT_TRANSFER_GUARD", "h2d=log,d2h=disallow");
 }
 
 /* A relative HOME (with no RESIDENT_CACHE_DIR or XDG_CACHE_HOME) would put the kernel
