@@ -109,7 +109,8 @@
  *                                                           (default 0 = one per core)
  *   RESIDENT_TRANSFER_GUARD   allow | log | disallow | disallow_explicit, or per
  *                             direction "h2d=disallow,d2h=log"
- *   RESIDENT_LEDGER_TIMING    copies | kernels | all | off device timing (default copies)
+ *   RESIDENT_LEDGER_TIMING    copies | kernels | all (1)   device timing (default copies)
+ *                             | off
  *   RESIDENT_LEDGER_ENTRIES   count 1 to 67108864          entries kept in the ledger log
  *                             (default 65536)
  *   RESIDENT_CACHE_DIR        directory | off              compiled user kernels (default

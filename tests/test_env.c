@@ -147,10 +147,10 @@ static void test_ledger(rs_context *ctx) {
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
     check_bad(ctx, "RESIDENT_LEDGER_ENTRIES", entries[i]);
   check_good(ctx, "RESIDENT_LEDGER_ENTRIES", "67108864");
-  static const char *const timing[] = {"sometimes", "1", "ALL", "none "};
+  static const char *const timing[] = {"sometimes", "2", "ALL", "none ", "01"};
   for (size_t i = 0; i < sizeof timing / sizeof timing[0]; i++)
     check_bad(ctx, "RESIDENT_LEDGER_TIMING", timing[i]);
-  static const char *const timing_ok[] = {"off", "none", "0", "copies", "kernels", "all"};
+  static const char *const timing_ok[] = {"off", "none", "0", "copies", "kernels", "all", "1"};
   for (size_t i = 0; i < sizeof timing_ok / sizeof timing_ok[0]; i++)
     check_good(ctx, "RESIDENT_LEDGER_TIMING", timing_ok[i]);
 }

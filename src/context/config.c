@@ -112,7 +112,11 @@ static rs_status rs_config_ledger(rs_config *cfg) {
   static const char *const words[] = {"off", "copies", "kernels", "all"};
   static const unsigned what[] = {RS_TIME_NONE, RS_TIME_COPIES, RS_TIME_KERNELS, RS_TIME_ALL};
   int i = 1;
-  RS_TRY(rs_env_word("RESIDENT_LEDGER_TIMING", words, 4, &i));
+  const char *v = rs_env("RESIDENT_LEDGER_TIMING");
+  if (v && strcmp(v, "1") == 0)
+    i = 3; /* 1 = all, the counterpart of the off word 0 */
+  else
+    RS_TRY(rs_env_word("RESIDENT_LEDGER_TIMING", words, 4, &i));
   cfg->ledger_timing = what[i];
   cfg->ledger_entries = 65536;
   return rs_env_count("RESIDENT_LEDGER_ENTRIES", 1, (int64_t)1 << 26, &cfg->ledger_entries);
