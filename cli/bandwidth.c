@@ -1,4 +1,5 @@
 /* resident bandwidth: copy bandwidth by direction, host memory kind and size. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
@@ -27,6 +28,7 @@ static int rs_bw_bad(const char *msg, const char *value) {
 
 int rs_cmd_bandwidth(int argc, char **argv) {
   size_t min = (size_t)1 << 20, max = 0;
+  const char *max_text = NULL;
   long repeat = 10;
   rs_backend_kind backend = RS_BACKEND_AUTO;
   for (int i = 1; i < argc; i++) {
@@ -36,15 +38,16 @@ int rs_cmd_bandwidth(int argc, char **argv) {
       rs_bw_usage(stdout);
       return 0;
     } else if ((v = rs_opt_value(argc, argv, &i, "--min", &missing))) {
-      if (rs_parse_bytes(v, &min) != RS_OK || min == 0) return rs_bw_bad("--min '%s': expected a size above 0", v);
+      if (rs_opt_size(&min, v, 1, SIZE_MAX)) return rs_bw_bad("--min: %s", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--max", &missing))) {
-      if (rs_parse_bytes(v, &max) != RS_OK || max == 0) return rs_bw_bad("--max '%s': expected a size above 0", v);
+      if (rs_opt_size(&max, v, 1, SIZE_MAX)) return rs_bw_bad("--max: %s", rs_last_error());
+      max_text = v;
     } else if ((v = rs_opt_value(argc, argv, &i, "--repeat", &missing))) {
-      if (rs_opt_int(&repeat, v, 1, 100000)) return rs_bw_bad("--repeat '%s': expected a count from 1", v);
+      if (rs_opt_int(&repeat, v, 1, 100000)) return rs_bw_bad("--repeat: %s", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
       if (rs_backend_from_name(v, &backend) != RS_OK) return rs_bw_bad("--backend '%s': expected auto, cuda or sim", v);
     } else if (missing) {
-      return rs_bw_bad("%s needs a value", argv[i]);
+      return rs_bw_bad("option %s needs a value", argv[i]);
     } else {
       return rs_bw_bad("unknown option '%s'", argv[i]);
     }
@@ -54,13 +57,24 @@ int rs_cmd_bandwidth(int argc, char **argv) {
     fprintf(stderr, "resident bandwidth: %s\n", rs_last_error());
     return 1;
   }
+  rs_device_props p;
+  if (rs_context_get_props(ctx, &p) != RS_OK) {
+    fprintf(stderr, "resident bandwidth: %s\n", rs_last_error());
+    rs_context_destroy(ctx);
+    return 1;
+  }
   if (max == 0) max = rs_context_backend(ctx) == RS_BACKEND_CUDA ? (size_t)1 << 30 : (size_t)256 << 20;
+  /* a size the device cannot hold would fail half-way through the table */
+  if (max_text && max > p.total_memory) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "--max: '%s' is too large; the device has %zu bytes", max_text, p.total_memory);
+    rs_context_destroy(ctx);
+    return rs_bw_bad("%s", msg);
+  }
   if (min > max) {
     rs_context_destroy(ctx);
     return rs_bw_bad("--min is above --max%s", "");
   }
-  rs_device_props p;
-  rs_context_get_props(ctx, &p);
   printf("backend %s, %s\n", rs_backend_name(rs_context_backend(ctx)), p.name);
   printf("%12s", "size");
   for (int k = 0; k < RS_BW_KINDS; k++) printf(" %13s", rs_bw_kind_name((rs_bw_kind)k));
@@ -72,7 +86,9 @@ int rs_cmd_bandwidth(int argc, char **argv) {
     for (int k = 0; k < RS_BW_KINDS; k++) {
       double gbs = 0;
       if (rs_measure_bandwidth(&gbs, ctx, (rs_bw_kind)k, size, (int)repeat) != RS_OK) {
-        printf("\nresident bandwidth: %s: %s\n", rs_bw_kind_name((rs_bw_kind)k), rs_last_error());
+        printf("\n");
+        fflush(stdout);
+        fprintf(stderr, "resident bandwidth: %s: %s\n", rs_bw_kind_name((rs_bw_kind)k), rs_last_error());
         code = 1;
         break;
       }

@@ -16,6 +16,7 @@
 #include "cli/options.h"
 
 #define MAX_SIZES 64
+#define RS_BENCH_MAX_SIZE 4000000000L /* elements */
 
 typedef struct {
   int workload; /* index, or -1 for all */
@@ -68,30 +69,22 @@ static int parse(bench_opts *o, int argc, char **argv) {
         if (strcmp(v, rs_bw_workloads[w].name) == 0) o->workload = w;
       if (o->workload == -2) return bad("--workload '%s': expected normalize, scale, sum, sort or all", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--sizes", &missing))) {
-      const char *p = v;
-      o->nsizes = 0;
-      while (*p && o->nsizes < MAX_SIZES) {
-        char *end = NULL;
-        long long n = strtoll(p, &end, 10);
-        if (end == p || n < 1) return bad("--sizes '%s': expected positive counts separated by commas", v);
-        o->sizes[o->nsizes++] = n;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return bad("--sizes '%s': expected positive counts separated by commas", v);
-      }
+      if (rs_opt_counts(o->sizes, MAX_SIZES, &o->nsizes, v, 1, RS_BENCH_MAX_SIZE))
+        return bad("--sizes: %s", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--max", &missing))) {
-      if (rs_opt_int(&max, v, 5, 4000000000L)) return bad("--max '%s': expected a count from 5", v);
+      if (rs_opt_int(&max, v, 5, RS_BENCH_MAX_SIZE)) return bad("--max: %s", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--only", &missing))) {
       if (strcmp(v, "host") == 0) o->device = 0;
       else if (strcmp(v, "device") == 0) o->host = 0;
       else return bad("--only '%s': expected host or device", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--budget", &missing))) {
-      if (rs_opt_double(&o->budget_ms, v) || !(o->budget_ms > 0)) return bad("--budget '%s': expected milliseconds above 0", v);
+      if (rs_opt_double(&o->budget_ms, v, 3600000)) return bad("--budget: %s (milliseconds)", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--backend", &missing))) {
       if (rs_backend_from_name(v, &o->backend) != RS_OK) return bad("--backend '%s': expected auto, cuda or sim", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--plot", &missing))) {
       o->plot = v;
     } else if (missing) {
-      return bad("%s needs a value", argv[i]);
+      return bad("option %s needs a value", argv[i]);
     } else {
       return bad("unknown option '%s'", argv[i]);
     }

@@ -3,6 +3,7 @@
  * operation is printed as it happened, with the time split into copies, kernels and the
  * rest, and the result is checked against a CPU loop. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +63,9 @@ static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
       rs_pipe_usage(stdout);
       return -1;
     } else if ((v = rs_opt_value(argc, argv, &i, "--kernels", &missing))) {
-      if (rs_opt_int(&o->kernels, v, 1, 100000)) return rs_pipe_bad("--kernels '%s': expected a count from 1 to 100000", v);
+      if (rs_opt_int(&o->kernels, v, 1, 100000)) return rs_pipe_bad("--kernels: %s", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--size", &missing))) {
-      if (rs_parse_bytes(v, &o->bytes) != RS_OK) return rs_pipe_bad("--size: %s", rs_last_error());
-      if (o->bytes == 0) return rs_pipe_bad("--size '%s': the array must have at least one element", v);
+      if (rs_opt_size(&o->bytes, v, 1, SIZE_MAX)) return rs_pipe_bad("--size: %s", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--dtype", &missing))) {
       if (rs_dtype_from_name(v, &o->dtype) != RS_OK || (o->dtype != RS_FLOAT32 && o->dtype != RS_FLOAT64))
         return rs_pipe_bad("--dtype '%s': expected float32 or float64", v);
@@ -82,12 +82,12 @@ static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
       if (rs_backend_from_name(v, &o->backend) != RS_OK) return rs_pipe_bad("--backend '%s': expected auto, cuda or sim", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--bandwidth", &missing))) {
       if (strcmp(v, "measure") == 0) o->bandwidth = -1;
-      else if (rs_opt_double(&o->bandwidth, v) || !(o->bandwidth > 0))
-        return rs_pipe_bad("--bandwidth '%s': expected GB/s above 0, or 'measure'", v);
+      else if (rs_opt_double(&o->bandwidth, v, 1e6))
+        return rs_pipe_bad("--bandwidth: %s (GB/s), or 'measure'", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--show", &missing))) {
-      if (rs_opt_int(&o->show, v, 2, 1000000)) return rs_pipe_bad("--show '%s': expected a count from 2", v);
+      if (rs_opt_int(&o->show, v, 2, 1000000)) return rs_pipe_bad("--show: %s", rs_last_error());
     } else if (missing) {
-      return rs_pipe_bad("%s needs a value", argv[i]);
+      return rs_pipe_bad("option %s needs a value", argv[i]);
     } else {
       return rs_pipe_bad("unknown option '%s'", argv[i]);
     }

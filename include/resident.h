@@ -90,14 +90,29 @@
  *
  * ENVIRONMENT (read once, when a context is created)
  *
+ *   Each variable once, with what it takes. Unset or empty = the default. A value that
+ *   does not match makes rs_context_create fail with RS_ERR_PARSE and a message naming
+ *   the variable, the value and what it takes: nothing is clamped, rounded or ignored.
+ *   One grammar for every number (the `resident` tool's options take the same):
+ *     size      digits, optionally "." digits, then optionally a unit (any case): B;
+ *               KB MB GB TB = powers of 1000; KiB MiB GiB TiB (and K M G T) = powers of
+ *               1024. It must come to a whole number of bytes: "1.5GiB" yes, "1.5" no.
+ *     count     digits only, in the range given
+ *     fraction  a decimal in (0, 1] ("0.8", ".5") or a percentage in (0, 100] ("80%")
+ *     off       off, none or 0: each "off" below takes all three
+ *   No whitespace, signs, hex ("0x10"), exponents ("1e3"), inf or nan anywhere.
+ *
  *   RESIDENT_BACKEND          auto | cuda | sim            backend for RS_BACKEND_AUTO
- *   RESIDENT_SIM_DEVICE_MEMORY bytes ("1GiB", "512MB")     simulated device memory
+ *   RESIDENT_SIM_DEVICE_MEMORY size >= 1 byte ("1GiB")     simulated device memory
  *                                                           (default min(8 GiB, RAM/2))
- *   RESIDENT_SIM_THREADS      count (0 = all cores)        host threads of simulator kernels
+ *   RESIDENT_SIM_THREADS      count 0 to 1024              host threads of simulator kernels
+ *                                                           (default 0 = one per core)
  *   RESIDENT_TRANSFER_GUARD   allow | log | disallow | disallow_explicit, or per
  *                             direction "h2d=disallow,d2h=log"
- *   RESIDENT_LEDGER_TIMING    copies | kernels | all | none device timing (default copies)
- *   RESIDENT_LEDGER_ENTRIES   count (default 65536)        entries kept in the ledger log
+ *   RESIDENT_LEDGER_TIMING    copies | kernels | all (1)   device timing (default copies)
+ *                             | off
+ *   RESIDENT_LEDGER_ENTRIES   count 1 to 67108864          entries kept in the ledger log
+ *                             (default 65536)
  *   RESIDENT_CACHE_DIR        absolute directory |         compiled user kernels (default
  *                             off | none | 0               $XDG_CACHE_HOME/resident or
  *                                                           ~/.cache/resident); a relative
@@ -107,18 +122,22 @@
  *                                                           else can write it (else memory
  *                                                           only, said once in the log);
  *                                                           see resident/kernel.h, CACHE
- *   RESIDENT_CACHE_MAX        bytes ("256MiB") | none      what that directory may hold
- *                                                           (default 1GiB): past it, the
+ *   RESIDENT_CACHE_MAX        size >= 1 byte ("256MiB")    what that directory may hold
+ *                             | off (no limit)             (default 1GiB): past it, the
  *                                                           least recently used kernels go
  *   RESIDENT_ALLOCATOR        pool | direct | async        device allocator (default pool;
  *                                                           resident/allocator.h)
- *   RESIDENT_POOL_LIMIT       bytes ("12GiB"), a fraction  cap on the device memory the
- *                             ("0.8") or a percentage      allocator holds (default none;
- *                             ("80%") of device memory     "0" = none)
- *   RESIDENT_MAX_PENDING_DEALLOCS_COUNT count >= 1         direct allocator: flush the
+ *   RESIDENT_POOL_LIMIT       size >= 1 byte ("12GiB"),    cap on the device memory the
+ *                             a fraction ("0.8", "80%")    allocator holds (default off).
+ *                             of device memory, or off     A number with a point and no
+ *                                                           unit is a fraction: "1.5" fails
+ *   RESIDENT_MAX_PENDING_DEALLOCS_COUNT count 1 to 2^63-1  direct allocator: flush the
  *                                                           queue above this many frees (10)
- *   RESIDENT_MAX_PENDING_DEALLOCS_RATIO fraction in (0, 1] ... or above this share of the
+ *   RESIDENT_MAX_PENDING_DEALLOCS_RATIO fraction           ... or above this share of the
  *                                                           device memory (0.2)
+ *   RESIDENT_PAGEABLE_STAGING auto | on | off              copies from pageable host memory
+ *                                                           through pinned staging buffers
+ *                                                           (default auto: on for CUDA)
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H

@@ -462,6 +462,111 @@ static void test_command_usage(rs_context *ctx) {
   cli_free(&r);
 }
 
+/* ---- options: one strict parser, and the right message for each mistake ----------------- */
+
+/* `resident <args>` exits 2 with a usage message that says `says`, and runs nothing. */
+static void check_usage_error(const char *env, const char *args, const char *says) {
+  cli_run r;
+  CHECK_RUN(r, env, args);
+  CHECK_OUT(r, r.status == 2, "`resident %s` exit status %d, expected 2", args, r.status);
+  CHECK_OUT(r, rs_t_contains_(r.out, "usage"), "`resident %s` prints no usage", args);
+  CHECK_OUT(r, rs_t_contains_(r.out, says), "`resident %s` does not say '%s'", args, says);
+  CHECK_OUT(r, !strstr(r.out, "== implicit") && !strstr(r.out, "GB/s, median") && !strstr(r.out, "elements"),
+            "`resident %s` ran the command", args);
+  cli_free(&r);
+}
+
+/* An option given last with no value is missing its value, not an unknown option. */
+static void test_option_missing_value(rs_context *ctx) {
+  (void)ctx;
+  static const struct {
+    const char *args, *says;
+  } cases[] = {
+      {"pipeline --backend sim --size 1MB --kernels", "option --kernels needs a value"},
+      {"pipeline --backend sim --kernels 1 --size", "option --size needs a value"},
+      {"pipeline --backend sim --bandwidth", "option --bandwidth needs a value"},
+      {"bandwidth --backend sim --max", "option --max needs a value"},
+      {"bandwidth --backend sim --repeat", "option --repeat needs a value"},
+      {"bench --backend sim --only host --sizes", "option --sizes needs a value"},
+      {"bench --backend sim --only host --budget", "option --budget needs a value"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    check_usage_error("", cases[i].args, cases[i].says);
+    cli_run r;
+    CHECK_RUN(r, "", cases[i].args);
+    CHECK_OUT(r, !rs_t_contains_(r.out, "unknown option"), "`resident %s` calls it an unknown option", cases[i].args);
+    cli_free(&r);
+  }
+}
+
+/* --sizes: every count is parsed strictly; an empty list or item is an error, not the
+ * default sweep; a count past the range is refused, not clamped. */
+static void test_bench_sizes_strict(rs_context *ctx) {
+  (void)ctx;
+  char many[512] = "";
+  for (int i = 0; i < 65; i++) snprintf(many + strlen(many), sizeof many - strlen(many), "%s5", i ? "," : "");
+  char args_many[640];
+  snprintf(args_many, sizeof args_many, "bench --backend sim --only host --budget 1 --max 50 --sizes %s", many);
+  static const struct {
+    const char *args, *says;
+  } cases[] = {
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes 12345678901234567890123", "too large"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes 5,12345678901234567890123", "too large"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes ''", "empty"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes=", "empty"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes 5,,50", "not a count"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes 5,50,", "not a count"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes 5e1", "not a count"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes 0x10", "not a count"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes ' 5'", "not a count"},
+      {"bench --backend sim --only host --budget 1 --max 50 --sizes 0", "too small"},
+      {"bench --backend sim --only host --budget 1e2 --max 50 --sizes 5", "1e2"},
+      {"bench --backend sim --only host --budget 1 --max 50.5 --sizes 5", "50.5"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_usage_error("", cases[i].args, cases[i].says);
+  check_usage_error("", args_many, "more than 64");
+}
+
+/* A size the device cannot hold is "too large", and a value past size_t as well. */
+static void test_bandwidth_sizes_strict(rs_context *ctx) {
+  (void)ctx;
+  check_usage_error("RESIDENT_SIM_DEVICE_MEMORY=64MiB", "bandwidth --backend sim --repeat 1 --max 18446744073709551614",
+                    "too large");
+  check_usage_error("", "bandwidth --backend sim --repeat 1 --max 123456789012345678901234", "too large");
+  check_usage_error("", "bandwidth --backend sim --repeat 1 --max 1.5", "whole number");
+  check_usage_error("", "bandwidth --backend sim --repeat 1 --max 0x100000", "0x100000");
+  check_usage_error("", "bandwidth --backend sim --repeat 1 --min 0", "too small");
+  cli_run r;
+  CHECK_RUN(r, "", "bandwidth --backend sim --repeat 1 --max 18446744073709551614");
+  CHECK_OUT(r, !rs_t_contains_(r.out, "above 0"), "a too large --max is called 'not above 0'");
+  cli_free(&r);
+}
+
+/* A failure while measuring goes to standard error (the table on standard output stays a
+ * table) and the exit status is 1. On a 4 MiB simulated device D2D of 4 MiB cannot run. */
+static void test_bandwidth_errors_on_stderr(rs_context *ctx) {
+  (void)ctx;
+  const char *env = "RESIDENT_SIM_DEVICE_MEMORY=4MiB";
+  const char *args = "bandwidth --backend sim --repeat 1 --min 4MiB --max 4MiB";
+  char only_out[256], only_err[256];
+  snprintf(only_out, sizeof only_out, "%s 2>/dev/null | cat", args);
+  snprintf(only_err, sizeof only_err, "%s 2>&1 >/dev/null | cat", args);
+  cli_run r;
+  CHECK_RUN(r, env, args);
+  CHECK_OUT(r, r.status == 1, "exit status %d, expected 1", r.status);
+  CHECK_OUT(r, rs_t_contains_(r.out, "out of device memory"), "no message about the failure");
+  cli_free(&r);
+  CHECK_RUN(r, env, only_out);
+  CHECK_OUT(r, strstr(r.out, "H2D") && !rs_t_contains_(r.out, "out of device memory") &&
+                   !strstr(r.out, "resident bandwidth:"),
+            "standard output holds the error (or not the table)");
+  cli_free(&r);
+  CHECK_RUN(r, env, only_err);
+  CHECK_OUT(r, rs_t_contains_(r.out, "resident bandwidth: D2D") && rs_t_contains_(r.out, "out of device memory"),
+            "standard error does not hold the error");
+  cli_free(&r);
+}
+
 static const rs_test_case tests[] = {
     RS_TEST(test_pipeline_both),
     RS_TEST(test_pipeline_implicit_pinned_f64),
@@ -475,6 +580,10 @@ static const rs_test_case tests[] = {
     RS_TEST(test_bandwidth_bad_options),
     RS_TEST(test_info),
     RS_TEST(test_command_usage),
+    RS_TEST(test_option_missing_value),
+    RS_TEST(test_bench_sizes_strict),
+    RS_TEST(test_bandwidth_sizes_strict),
+    RS_TEST(test_bandwidth_errors_on_stderr),
 };
 
 int main(int argc, char **argv) {

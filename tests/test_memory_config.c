@@ -132,14 +132,14 @@ static void test_pending_variables(rs_context *ctx) {
   for (size_t i = 0; i < 4; i++) { /* "" means unset */
     c = NULL;
     CHECK_STATUS(create_with(&c, ctx, "RESIDENT_MAX_PENDING_DEALLOCS_COUNT", bad_count[i]),
-                 RS_ERR_INVALID_ARGUMENT);
+                 RS_ERR_PARSE);
     CHECK_ERRMSG("RESIDENT_MAX_PENDING_DEALLOCS_COUNT");
   }
   static const char *const bad_ratio[] = {"0", "1.5", "-0.1", "half", "nan"};
   for (size_t i = 0; i < 5; i++) {
     c = NULL;
     CHECK_STATUS(create_with(&c, ctx, "RESIDENT_MAX_PENDING_DEALLOCS_RATIO", bad_ratio[i]),
-                 RS_ERR_INVALID_ARGUMENT);
+                 RS_ERR_PARSE);
     CHECK_ERRMSG("RESIDENT_MAX_PENDING_DEALLOCS_RATIO");
   }
   CHECK_OK(create_with(&c, ctx, "RESIDENT_MAX_PENDING_DEALLOCS_RATIO", "1"));

@@ -80,9 +80,12 @@ RS_API rs_status rs_context_get_props(const rs_context *ctx, rs_device_props *ou
 /* Wait for all work of this context on every stream. Thread-safe. */
 RS_API rs_status rs_context_synchronize(rs_context *ctx);
 
-/* Parse a size with units as the environment variables and the tool take: "4096",
- * "100MB", "1.5GiB" (KB/MB/GB = powers of 1000, KiB/MiB/GiB and K/M/G = powers of 1024).
- * RS_ERR_PARSE naming the text otherwise. Thread-safe. */
+/* Parse a size as the environment variables and the tool take it (the grammar is in
+ * resident.h, ENVIRONMENT): "4096", "100MB", "1.5GiB" (KB/MB/GB/TB = powers of 1000,
+ * KiB/MiB/GiB/TiB and K/M/G/T = powers of 1024). Strict: the whole text, no whitespace,
+ * sign, hex or exponent, and a whole number of bytes within size_t ("1.5" and
+ * "18446744073709551616" fail). RS_ERR_PARSE quoting the text and saying what is
+ * expected otherwise; *out is then unchanged. Thread-safe. */
 RS_API rs_status rs_parse_bytes(const char *text, size_t *out);
 
 /* What still lives in a context: a test ends with all zero. Thread-safe. */

@@ -80,7 +80,7 @@ RS_API int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit);
 RS_API double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, else host time */
 
 /* What the ledger times on the device with a pair of events: copies (the default), kernels,
- * both, or nothing (RESIDENT_LEDGER_TIMING=copies|kernels|all|none, also 1 = all, 0 = none).
+ * both, or nothing (RESIDENT_LEDGER_TIMING=copies|kernels|all|off, also 1 = all; off, none and 0 = nothing).
  * Timing kernels costs two event records per launch (about 3 us on an H200), which is why
  * it is off by default; every kernel is counted and its host time recorded either way. */
 #define RS_TIME_NONE 0x0u

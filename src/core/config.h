@@ -10,6 +10,9 @@
 #include "resident/allocator.h"
 #include "resident/ledger.h"
 
+/* The most host threads the simulator runs kernels on (RESIDENT_SIM_THREADS at most). */
+#define RS_SIM_MAX_THREADS 1024
+
 typedef enum rs_staging_mode { RS_STAGING_AUTO = 0, RS_STAGING_ON, RS_STAGING_OFF } rs_staging_mode;
 
 typedef struct rs_config {

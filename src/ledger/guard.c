@@ -52,6 +52,7 @@ rs_status rs_guard_parse(const char *text, rs_guard_mode modes[RS_DIRECTIONS]) {
     if (dir < 0)
       return rs_fail(RS_ERR_PARSE, "guard direction '%.*s' is not one of h2d, d2h, d2d, h2h", (int)dlen, p);
     RS_TRY(rs_guard_word(&parsed[dir], eq + 1, len - dlen - 1));
+    if (comma && comma[1] == '\0') return rs_fail(RS_ERR_PARSE, "guard setting '%s' ends with ','", text);
     p += len + (comma ? 1 : 0);
   }
   memcpy(modes, parsed, sizeof parsed);

@@ -9,7 +9,6 @@
 #include "core/error.h"
 
 #define SIM_MAX_DEFAULT_MEMORY ((size_t)8 << 30)
-#define SIM_MAX_THREADS 1024
 
 static size_t default_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -28,16 +27,15 @@ static int default_threads(void) {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     n = online > 0 ? (int)online : 1;
   }
-  return n < SIM_MAX_THREADS ? n : SIM_MAX_THREADS;
+  return n < RS_SIM_MAX_THREADS ? n : RS_SIM_MAX_THREADS;
 }
 
 static rs_status settings(const rs_config *cfg, const char *what, size_t *mem, int *threads) {
-  if (cfg && cfg->sim_threads < 0)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: sim_threads = %d is negative", what,
-                   cfg->sim_threads);
+  if (cfg && (cfg->sim_threads < 0 || cfg->sim_threads > RS_SIM_MAX_THREADS))
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: sim_threads = %d is not in [0, %d]", what,
+                   cfg->sim_threads, RS_SIM_MAX_THREADS);
   *mem = cfg && cfg->sim_device_memory ? cfg->sim_device_memory : default_memory();
   *threads = cfg && cfg->sim_threads ? cfg->sim_threads : default_threads();
-  if (*threads > SIM_MAX_THREADS) *threads = SIM_MAX_THREADS;
   return RS_OK;
 }
 
