@@ -152,6 +152,7 @@ rs_status rs_ops_stage_begin(rs_ops_stage *s, const char *name, rs_context *ctx,
     rs_array *a = i < nin ? (rs_array *)(uintptr_t)in[i] : out[i - nin];
     s->la.given[i] = a;
     s->la.read_only[i] = i < nin;
+    s->la.write_only[i] = i >= nin;
     if (rs_ops_on_device(a)) s->on_device = 1;
   }
   s->la.count = n;

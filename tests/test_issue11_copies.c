@@ -1,0 +1,252 @@
+/* Issue 11, items 12 and 13: the implicit copies of host arrays at a launch or a device op.
+ * One host buffer gets one device temporary per launch (the same array passed twice,
+ * overlapping views of one buffer: the device sees the aliasing the host has, and the
+ * ledger shows one copy in and one back); a host out that a device op only writes is not
+ * copied in, and a strided host out keeps the bytes between its elements. */
+#include "harness.h"
+#include "kernel_test_util.h"
+#include "resident/ops.h"
+#include "resident/reduce.h"
+
+/* The ledger's totals now (one place to change if the getter is renamed). */
+static rs_status ledger_now(rs_context *ctx, rs_ledger_stats *s) {
+  memset(s, 0, sizeof *s);
+  return rs_ledger_get(ctx, s);
+}
+
+/* One thread, in order: every a[i] += 1, then every b[i] *= 10. When a and b overlap,
+ * the second loop sees the first one's writes - as it would on the host. */
+static const char *two_writers_src =
+    "extern \"C\" __global__ void two_writers(float *a, float *b, int n) {\n"
+    "  for (int i = 0; i < n; i++) a[i] += 1.0f;\n"
+    "  for (int i = 0; i < n; i++) b[i] *= 10.0f;\n"
+    "}\n";
+
+static void test_kernel_same_host_array_twice(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  rs_kernel *k = NULL;
+  KT_CREATE(k, ctx, two_writers_src, "two_writers");
+  enum { N = 100 };
+  float x[N];
+  for (int i = 0; i < N; i++) x[i] = (float)i;
+  int64_t n = N;
+  rs_array *h = NULL;
+  rs_status st = rs_host_array_wrap(&h, ctx, x, 1, &n, RS_FLOAT32, NULL);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  rs_launch_config cfg = {.grid = {1}, .block = {1}, .flags = RS_LAUNCH_SYNC};
+  if (st == RS_OK) st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(h), rs_arg_array(h), rs_arg_i32(N)));
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  rs_array_release(h);
+  rs_kernel_destroy(k);
+  CHECK_OK(st);
+  for (int i = 0; i < N; i++) CHECK_MSG(x[i] == (float)(i + 1) * 10.0f, "x[%d] = %g, want %g", i, x[i], (i + 1) * 10.0);
+  CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_H2D][1], N * 4);
+  CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_D2H][1], N * 4);
+}
+
+static void test_kernel_overlapping_views(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  rs_kernel *k = NULL;
+  KT_CREATE(k, ctx, two_writers_src, "two_writers");
+  float x[12];
+  for (int i = 0; i < 12; i++) x[i] = (float)i;
+  int64_t n = 12;
+  rs_array *h = NULL, *a = NULL, *b = NULL;
+  rs_slice first = {0, 8, 1}, second = {2, 10, 1};
+  rs_status st = rs_host_array_wrap(&h, ctx, x, 1, &n, RS_FLOAT32, NULL);
+  if (st == RS_OK) st = rs_array_slice(&a, h, 1, &first);
+  if (st == RS_OK) st = rs_array_slice(&b, h, 1, &second);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  rs_launch_config cfg = {.grid = {1}, .block = {1}, .flags = RS_LAUNCH_SYNC};
+  if (st == RS_OK) st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(a), rs_arg_array(b), rs_arg_i32(8)));
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  rs_array_release(a);
+  rs_array_release(b);
+  rs_array_release(h);
+  rs_kernel_destroy(k);
+  CHECK_OK(st);
+  /* x[0..8) got +1, then x[2..10) *10, in that order; x[10..12) was never reached */
+  for (int j = 0; j < 12; j++) {
+    float want = j < 2 ? (float)(j + 1) : j < 8 ? (float)(j + 1) * 10.0f : j < 10 ? (float)j * 10.0f : (float)j;
+    CHECK_MSG(x[j] == want, "x[%d] = %g, want %g", j, x[j], want);
+  }
+  /* one temporary over the span the views reach: x[0..10), 40 bytes, once each way */
+  CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_H2D][1], 40);
+  CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_D2H][1], 40);
+}
+
+static void test_kernel_const_input_is_also_the_output(rs_context *ctx) {
+  static const char *src =
+      "extern \"C\" __global__ void twice(const double *src, double *dst, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) dst[i] = 2.0 * src[i];\n"
+      "}\n";
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  rs_kernel *k = NULL;
+  KT_CREATE(k, ctx, src, "twice");
+  enum { N = 300 };
+  double x[N];
+  for (int i = 0; i < N; i++) x[i] = i - 7.5;
+  int64_t n = N;
+  rs_array *h = NULL;
+  rs_status st = rs_host_array_wrap(&h, ctx, x, 1, &n, RS_FLOAT64, NULL);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  rs_launch_config cfg = {.elements = N};
+  if (st == RS_OK) st = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(h), rs_arg_array(h), rs_arg_i32(N)));
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  rs_array_release(h);
+  rs_kernel_destroy(k);
+  CHECK_OK(st);
+  for (int i = 0; i < N; i++) CHECK(x[i] == 2.0 * (i - 7.5));
+  CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_H2D][1], N * 8);
+  CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_D2H][1], N * 8);
+}
+
+/* A device array 0, 1, ..., n-1 (float32). */
+static rs_status device_iota(rs_context *ctx, rs_array **out, int64_t n) {
+  *out = NULL;
+  H_OK(rs_arange(out, ctx, RS_MEM_DEVICE, 0, (double)n, 1, RS_FLOAT32, NULL));
+  return rs_context_synchronize(ctx);
+}
+
+static void test_op_into_host_out_copies_only_the_result(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  enum { N = 1000 };
+  int64_t n = N;
+  rs_array *d = NULL, *h = NULL;
+  rs_status st = device_iota(ctx, &d, n);
+  if (st == RS_OK) st = rs_host_array(&h, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  if (st == RS_OK) st = rs_add(&h, d, d, NULL);
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  float got[N];
+  if (st == RS_OK) st = rs_t_read_(h, got);
+  rs_array_release(d);
+  rs_array_release(h);
+  CHECK_OK(st);
+  for (int i = 0; i < N; i++) CHECK(got[i] == 2.0f * (float)i);
+  CHECK_EQ_I64(s.copies[RS_H2D][1], 0); /* out is only written: nothing to send */
+  CHECK_EQ_I64(rs_ledger_copies(&s, -1), 1);
+  CHECK_EQ_I64(rs_ledger_bytes(&s, -1), N * 4);
+  CHECK_EQ_I64(s.bytes[RS_D2H][1], N * 4);
+}
+
+static void test_sum_into_host_0d_out_is_one_copy(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  rs_array *d = NULL, *h = NULL;
+  rs_status st = device_iota(ctx, &d, 100);
+  if (st == RS_OK) st = rs_host_array(&h, ctx, 0, NULL, RS_FLOAT32, NULL, RS_ORDER_C);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  if (st == RS_OK) st = rs_sum(&h, d, 0, NULL, 0, NULL);
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  float got = -1;
+  if (st == RS_OK) st = rs_t_read_(h, &got);
+  rs_array_release(d);
+  rs_array_release(h);
+  CHECK_OK(st);
+  CHECK(got == 4950.0f);
+  CHECK_EQ_I64(rs_ledger_copies(&s, -1), 1);
+  CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_D2H][1], 4);
+}
+
+/* out = every other element of a bigger host buffer: only its elements come back, the
+ * ones between them keep their values, and nothing is sent. */
+static void test_op_into_strided_host_out_keeps_the_rest(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  enum { N = 1000 };
+  float buf[2 * N];
+  for (int i = 0; i < 2 * N; i++) buf[i] = -1.0f;
+  int64_t n2 = 2 * N;
+  rs_array *d = NULL, *h = NULL, *view = NULL;
+  rs_slice evens = {0, RS_SLICE_DEFAULT, 2};
+  rs_status st = device_iota(ctx, &d, N);
+  if (st == RS_OK) st = rs_host_array_wrap(&h, ctx, buf, 1, &n2, RS_FLOAT32, NULL);
+  if (st == RS_OK) st = rs_array_slice(&view, h, 1, &evens);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  if (st == RS_OK) st = rs_add(&view, d, d, NULL);
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  if (st == RS_OK) st = rs_context_synchronize(ctx);
+  rs_array_release(d);
+  rs_array_release(view);
+  rs_array_release(h);
+  CHECK_OK(st);
+  for (int i = 0; i < N; i++) {
+    CHECK_MSG(buf[2 * i] == 2.0f * (float)i, "buf[%d] = %g", 2 * i, buf[2 * i]);
+    CHECK_MSG(buf[2 * i + 1] == -1.0f, "buf[%d] = %g (not written by the op)", 2 * i + 1, buf[2 * i + 1]);
+  }
+  CHECK_EQ_I64(s.copies[RS_H2D][1], 0);
+  CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_D2H][1], N * 4);
+}
+
+/* out is also an input: it must be sent, once, and come back, once. */
+static void test_op_out_that_is_an_input(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  enum { N = 500 };
+  float x[N];
+  for (int i = 0; i < N; i++) x[i] = 0.5f * (float)i;
+  int64_t n = N;
+  rs_array *d = NULL, *h = NULL;
+  rs_status st = device_iota(ctx, &d, N);
+  if (st == RS_OK) st = rs_host_array_wrap(&h, ctx, x, 1, &n, RS_FLOAT32, NULL);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  if (st == RS_OK) st = rs_add(&h, h, d, NULL);
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  if (st == RS_OK) st = rs_context_synchronize(ctx);
+  rs_array_release(d);
+  rs_array_release(h);
+  CHECK_OK(st);
+  for (int i = 0; i < N; i++) CHECK(x[i] == 1.5f * (float)i);
+  CHECK_EQ_I64(s.copies[RS_H2D][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_H2D][1], N * 4);
+  CHECK_EQ_I64(s.copies[RS_D2H][1], 1);
+  CHECK_EQ_I64(s.bytes[RS_D2H][1], N * 4);
+}
+
+/* The guard is asked about the copies that happen: a write-only host out needs no
+ * host-to-device copy, so forbidding those does not stop the op. */
+static void test_guard_sees_no_copy_in_for_a_written_out(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  int64_t n = 64;
+  rs_array *d = NULL, *h = NULL;
+  rs_status st = device_iota(ctx, &d, n);
+  if (st == RS_OK) st = rs_host_array(&h, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C);
+  if (st == RS_OK) st = rs_guard_push(ctx, RS_H2D, RS_GUARD_DISALLOW);
+  rs_status added = st == RS_OK ? rs_add(&h, d, d, NULL) : st;
+  rs_status refused = st == RS_OK ? rs_add(&h, h, d, NULL) : st; /* h is read: it must be sent */
+  if (st == RS_OK) st = rs_guard_pop(ctx);
+  float got[64];
+  if (st == RS_OK) st = rs_t_read_(h, got);
+  rs_array_release(d);
+  rs_array_release(h);
+  CHECK_OK(st);
+  CHECK_OK(added);
+  CHECK(refused != RS_OK);
+  for (int i = 0; i < 64; i++) CHECK(got[i] == 2.0f * (float)i);
+}
+
+static const rs_test_case tests[] = {
+    RS_TEST(test_kernel_same_host_array_twice),
+    RS_TEST(test_kernel_overlapping_views),
+    RS_TEST(test_kernel_const_input_is_also_the_output),
+    RS_TEST(test_op_into_host_out_copies_only_the_result),
+    RS_TEST(test_sum_into_host_0d_out_is_one_copy),
+    RS_TEST(test_op_into_strided_host_out_keeps_the_rest),
+    RS_TEST(test_op_out_that_is_an_input),
+    RS_TEST(test_guard_sees_no_copy_in_for_a_written_out),
+};
+RS_TEST_MAIN(tests)
