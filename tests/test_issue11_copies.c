@@ -192,6 +192,32 @@ static void test_op_into_strided_host_out_keeps_the_rest(rs_context *ctx) {
   CHECK_EQ_I64(s.bytes[RS_D2H][1], N * 4);
 }
 
+/* A reduction over an empty axis writes its identity into every element of a host out
+ * that was not sent: what comes back is the identity, not the device's leftovers. */
+static void test_empty_reduction_into_host_out(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  int64_t shape[2] = {3, 0}, three = 3;
+  float sums[3] = {7, 7, 7}, prods[3] = {7, 7, 7};
+  rs_array *d = NULL, *hs = NULL, *hp = NULL;
+  int axis = 1;
+  rs_status st = rs_device_array(&d, ctx, 2, shape, RS_FLOAT32, NULL, RS_ORDER_C);
+  if (st == RS_OK) st = rs_host_array_wrap(&hs, ctx, sums, 1, &three, RS_FLOAT32, NULL);
+  if (st == RS_OK) st = rs_host_array_wrap(&hp, ctx, prods, 1, &three, RS_FLOAT32, NULL);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  if (st == RS_OK) st = rs_sum(&hs, d, 1, &axis, 0, NULL);
+  if (st == RS_OK) st = rs_prod(&hp, d, 1, &axis, 0, NULL);
+  rs_ledger_stats s;
+  if (st == RS_OK) st = ledger_now(ctx, &s);
+  if (st == RS_OK) st = rs_context_synchronize(ctx);
+  rs_array_release(d);
+  rs_array_release(hs);
+  rs_array_release(hp);
+  CHECK_OK(st);
+  for (int i = 0; i < 3; i++) CHECK(sums[i] == 0.0f && prods[i] == 1.0f);
+  CHECK_EQ_I64(s.copies[RS_H2D][1], 0);
+  CHECK_EQ_I64(s.copies[RS_D2H][1], 2);
+}
+
 /* out is also an input: it must be sent, once, and come back, once. */
 static void test_op_out_that_is_an_input(rs_context *ctx) {
   CHECK_OK(rs_t_fresh_ledger_(ctx));
@@ -246,6 +272,7 @@ static const rs_test_case tests[] = {
     RS_TEST(test_op_into_host_out_copies_only_the_result),
     RS_TEST(test_sum_into_host_0d_out_is_one_copy),
     RS_TEST(test_op_into_strided_host_out_keeps_the_rest),
+    RS_TEST(test_empty_reduction_into_host_out),
     RS_TEST(test_op_out_that_is_an_input),
     RS_TEST(test_guard_sees_no_copy_in_for_a_written_out),
 };
