@@ -2,12 +2,13 @@
  * guarded, recorded copies - the same path built-in and user kernels take.
  *
  * One temporary per host buffer and launch. Arguments over one buffer (the same array
- * twice, a const input and the out it is also, overlapping views) form a group led by
- * the first of them, and share:
+ * twice, a const input and the out it is also, views of one array) or over overlapping
+ * host memory (two wraps of one block) form a group led by the first of them, and share:
  *  - a temporary like the array when every one is the same view (the common case: it
  *    moves exactly the view's elements, a strided view included);
- *  - else a byte temporary over the span of the buffer the views reach, each argument a
- *    view into it at its own offset: one copy in and one copy back for the whole span.
+ *  - else a byte temporary over the host span the views reach, each argument a view into
+ *    it at its own place: one copy in and one copy back for the whole span. (Refused,
+ *    with a message, only where a view's elements could not be aligned in it.)
  * So the device sees the aliasing the host has, and copies back cannot overwrite each
  * other's results.
  *
@@ -34,45 +35,62 @@ static int rs_param_of(const rs_launch_args *la, int i) { return la->arg_index ?
 
 static int rs_same_view(const rs_array *a, const rs_array *b) {
   size_t n = (size_t)a->ndim * sizeof(int64_t);
-  return a->offset == b->offset && a->dtype == b->dtype && a->ndim == b->ndim && memcmp(a->shape, b->shape, n) == 0 &&
-         memcmp(a->strides, b->strides, n) == 0;
+  return a->buf == b->buf && a->offset == b->offset && a->dtype == b->dtype && a->ndim == b->ndim &&
+         memcmp(a->shape, b->shape, n) == 0 && memcmp(a->strides, b->strides, n) == 0;
 }
 
-/* [lo, hi): the bytes of its buffer a reaches (a is not empty). */
-static void rs_view_span(const rs_array *a, int64_t *lo, int64_t *hi) {
+static uintptr_t rs_host_addr(const rs_array *a) { return (uintptr_t)rs_array_host_ptr(a); }
+
+/* [lo, hi): the host addresses a reaches (a is not empty). */
+static void rs_host_span(const rs_array *a, uintptr_t *lo, uintptr_t *hi) {
   int64_t l = 0, h = 0;
   int empty = 0;
   rs_layout_extent(&l, &h, &empty, a->ndim, a->shape, a->strides, rs_dtype_size(a->dtype));
-  *lo = a->offset + l;
-  *hi = a->offset + h;
+  *lo = rs_host_addr(a) - (uintptr_t)-l; /* l <= 0 <= h */
+  *hi = rs_host_addr(a) + (uintptr_t)h;
+}
+
+/* Whether two staged arguments must share a temporary: views of one buffer, or arrays
+ * over host memory that overlaps (two wraps of one block). */
+static int rs_aliases(const rs_array *a, const rs_array *b) {
+  if (a->buf == b->buf) return 1;
+  uintptr_t alo, ahi, blo, bhi;
+  rs_host_span(a, &alo, &ahi);
+  rs_host_span(b, &blo, &bhi);
+  return alo < bhi && blo < ahi;
 }
 
 /* What a group moves: whether it is filled from the host and copied back, and how it is
- * laid out (one view: like it; several: the span [lo, hi)). */
+ * laid out (one view: like it; several: the host span [lo, hi)). */
 typedef struct rs_group {
-  int copy_in, copy_out, one_view;
-  int64_t lo, hi;
+  int copy_in, copy_out, one_view, one_buffer;
+  uintptr_t lo, hi;
 } rs_group;
 
 static rs_group rs_group_of(const rs_launch_args *la, int lead) {
-  rs_group g = {0, 0, 1, 0, 0};
-  rs_view_span(la->given[lead], &g.lo, &g.hi);
+  rs_group g = {0, 0, 1, 1, 0, 0};
+  const rs_array *low = la->given[lead];
+  rs_host_span(low, &g.lo, &g.hi);
   for (int i = lead; i < la->count; i++) {
     if (la->lead[i] != lead) continue;
     const rs_array *a = la->given[i];
     g.copy_in |= !la->write_only[i];
     g.copy_out |= !la->read_only[i];
+    g.one_buffer &= a->buf == la->given[lead]->buf;
     if (rs_same_view(a, la->given[lead])) continue;
     g.one_view = 0;
-    int64_t lo, hi;
-    rs_view_span(a, &lo, &hi);
-    if (lo < g.lo) g.lo = lo;
+    uintptr_t lo, hi;
+    rs_host_span(a, &lo, &hi);
+    if (lo < g.lo) g.lo = lo, low = a;
     if (hi > g.hi) g.hi = hi;
   }
-  /* Start the span at a 16-byte boundary of the buffer, so every view into the
-   * temporary keeps the alignment its elements have in the host buffer. */
-  g.lo -= g.lo % 16;
-  if (!g.one_view) g.copy_in = 1;
+  if (!g.one_view) {
+    g.copy_in = 1;
+    /* Start at a 16-byte boundary, so views into the temporary keep the alignment their
+     * elements have on the host - but never below the buffer that holds lo. */
+    uintptr_t start = (uintptr_t)low->buf->ptr, down = g.lo - g.lo % 16;
+    g.lo = down > start ? down : start;
+  }
   return g;
 }
 
@@ -80,21 +98,43 @@ static size_t rs_group_bytes(const rs_launch_args *la, int lead, const rs_group 
   return g->one_view ? rs_array_nbytes(la->given[lead]) : (size_t)(g->hi - g->lo);
 }
 
-/* Group the staged arguments by host buffer. Empty views move nothing and alias
- * nothing: each is its own group. */
+/* Group the staged arguments: each joins the lowest-numbered one it aliases, directly or
+ * through others (which leads the group). Empty views move nothing and alias nothing:
+ * each is its own group. */
 static void rs_launch_group(rs_launch_args *la) {
   for (int i = 0; i < la->count; i++) {
     la->span_host[i] = la->span_dev[i] = NULL;
-    la->lead[i] = -1;
-    if (!rs_needs_staging(la->given[i])) continue;
-    la->lead[i] = i;
-    if (rs_array_size(la->given[i]) == 0) continue;
-    for (int j = 0; j < i; j++)
-      if (la->lead[j] == j && la->given[j]->buf == la->given[i]->buf && rs_array_size(la->given[j]) > 0) {
-        la->lead[i] = j;
-        break;
+    la->lead[i] = rs_needs_staging(la->given[i]) ? i : -1;
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = 0; i < la->count; i++)
+      for (int j = i + 1; j < la->count; j++) {
+        if (la->lead[i] < 0 || la->lead[j] < 0 || la->lead[i] == la->lead[j]) continue;
+        if (!rs_array_size(la->given[i]) || !rs_array_size(la->given[j])) continue;
+        if (!rs_aliases(la->given[i], la->given[j])) continue;
+        int l = la->lead[i] < la->lead[j] ? la->lead[i] : la->lead[j];
+        la->lead[i] = la->lead[j] = l;
+        changed = 1;
       }
   }
+}
+
+/* Views into a shared temporary sit where their elements sit in the host span: one whose
+ * elements are not aligned there (memory wrapped at an odd address) would be misaligned on
+ * the device, so such a group is refused. */
+static rs_status rs_group_check(const rs_launch_args *la, int lead, const rs_group *g) {
+  if (g->one_view) return RS_OK;
+  for (int i = lead; i < la->count; i++) {
+    if (la->lead[i] != lead) continue;
+    size_t item = rs_dtype_size(la->given[i]->dtype);
+    if ((rs_host_addr(la->given[i]) - g->lo) % item == 0) continue;
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "kernel '%s': argument %d shares host memory with argument %d but its %zu-byte elements are "
+                   "not aligned in it, so they cannot share one device temporary; pass aligned arrays",
+                   la->kernel, rs_param_of(la, i), rs_param_of(la, lead), item);
+  }
+  return RS_OK;
 }
 
 static void rs_launch_release_staged(rs_launch_args *la) {
@@ -129,8 +169,12 @@ static rs_status rs_stage_group(rs_launch_args *la, int lead) {
   if (g.one_view) {
     RS_TRY(rs_device_array_like(&la->staged[lead], host));
   } else {
-    int64_t n = g.hi - g.lo, one = 1;
-    RS_TRY(rs_view_as(&la->span_host[lead], host, RS_UINT8, 1, &n, &one, g.lo));
+    int64_t n = (int64_t)(g.hi - g.lo), one = 1;
+    if (g.one_buffer)
+      RS_TRY(rs_view_as(&la->span_host[lead], host, RS_UINT8, 1, &n, &one, (int64_t)(g.lo - (uintptr_t)host->buf->ptr)));
+    else /* overlapping memory of several buffers: the span itself, wrapped */
+      RS_TRY(rs_array_wrap(&la->span_host[lead], la->ctx, RS_MEM_HOST, (void *)g.lo, 1, &n, RS_UINT8, NULL, NULL,
+                           NULL, la->kernel));
     RS_TRY(rs_array_alloc(&la->span_dev[lead], la->ctx, RS_MEM_DEVICE, 0, 1, &n, RS_UINT8, NULL, RS_ORDER_C,
                           la->kernel));
   }
@@ -146,7 +190,7 @@ static rs_status rs_stage_group(rs_launch_args *la, int lead) {
       la->staged[i] = la->staged[lead];
     } else {
       RS_TRY(rs_view_as(&la->staged[i], la->span_dev[lead], a->dtype, a->ndim, a->shape, a->strides,
-                        a->offset - g.lo));
+                        (int64_t)(rs_host_addr(a) - g.lo)));
     }
   }
   return RS_OK;
@@ -170,6 +214,7 @@ rs_status rs_launch_stage_in(rs_launch_args *la) {
   for (int i = 0; i < la->count; i++) {
     if (la->lead[i] != i) continue;
     rs_group g = rs_group_of(la, i);
+    RS_TRY(rs_group_check(la, i, &g));
     rs_copy_cause cause = {1, la->kernel, rs_param_of(la, i)};
     size_t bytes = rs_group_bytes(la, i, &g);
     if (g.copy_in) RS_TRY(rs_guard_precheck(la->ctx, RS_DIR_H2D, bytes, &cause));

@@ -16,10 +16,11 @@ typedef struct rs_launch_args {
   int read_only[RS_MAX_KERNEL_ARRAYS];      /* never copied back */
   int write_only[RS_MAX_KERNEL_ARRAYS];     /* written entirely, never read: not copied in */
   rs_array *staged[RS_MAX_KERNEL_ARRAYS];   /* device temporaries for host arrays, else NULL */
-  /* Set by rs_launch_stage_in. lead[i]: the first argument over the same host buffer
-   * (i itself if none before), -1 when i is not staged. At a lead whose group holds
-   * different views: span_host is a byte view of the host buffer over the span they
-   * cover, span_dev its device temporary (the staged arguments are views into it). */
+  /* Set by rs_launch_stage_in. lead[i]: the first argument of i's group - those over one
+   * host buffer or overlapping host memory (i itself if none before) - or -1 when i is not
+   * staged. At a lead whose group holds different views: span_host is a byte array over
+   * the host span they cover, span_dev its device temporary (the staged arguments are
+   * views into it). */
   int lead[RS_MAX_KERNEL_ARRAYS];
   rs_array *span_host[RS_MAX_KERNEL_ARRAYS];
   rs_array *span_dev[RS_MAX_KERNEL_ARRAYS];
