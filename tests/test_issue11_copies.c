@@ -307,6 +307,45 @@ static void test_op_out_that_is_an_input(rs_context *ctx) {
   CHECK_EQ_I64(s.bytes[RS_D2H][1], N * 4);
 }
 
+/* A device op reading one host array twice, or two overlapping views of it, sends it
+ * once. */
+static void test_op_reading_one_host_array_twice(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  enum { N = 256 };
+  float x[N];
+  for (int i = 0; i < N; i++) x[i] = (float)i;
+  int64_t n = N;
+  rs_array *h = NULL, *lo = NULL, *hi = NULL, *d = NULL, *dv = NULL, *sum = NULL, *shifted = NULL;
+  rs_slice first = {0, N - 8, 1}, last = {8, N, 1};
+  rs_status st = rs_host_array_wrap(&h, ctx, x, 1, &n, RS_FLOAT32, NULL);
+  if (st == RS_OK) st = rs_array_slice(&lo, h, 1, &first);
+  if (st == RS_OK) st = rs_array_slice(&hi, h, 1, &last);
+  if (st == RS_OK) st = rs_device_array(&d, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C);
+  if (st == RS_OK) st = rs_zeros_into(d, NULL);
+  if (st == RS_OK) st = rs_array_slice(&dv, d, 1, &first);
+  if (st == RS_OK) st = rs_context_synchronize(ctx);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  rs_ledger_stats s1, s2;
+  if (st == RS_OK) st = rs_where(&sum, d, h, h, NULL); /* d is all zeros: picks b, h read as two operands */
+  if (st == RS_OK) st = ledger_now(ctx, &s1);
+  if (st == RS_OK) st = rs_ledger_reset(ctx);
+  if (st == RS_OK) st = rs_where(&shifted, dv, lo, hi, NULL); /* the second view, from overlapping ones */
+  if (st == RS_OK) st = ledger_now(ctx, &s2);
+  float got1[N], got2[N - 8];
+  if (st == RS_OK) st = rs_t_read_(sum, got1);
+  if (st == RS_OK) st = rs_t_read_(shifted, got2);
+  rs_array *all[] = {h, lo, hi, d, dv, sum, shifted};
+  for (int i = 0; i < 7; i++) rs_array_release(all[i]);
+  CHECK_OK(st);
+  for (int i = 0; i < N; i++) CHECK(got1[i] == (float)i);
+  for (int i = 0; i < N - 8; i++) CHECK(got2[i] == (float)(i + 8));
+  CHECK_EQ_I64(s1.copies[RS_H2D][1], 1);
+  CHECK_EQ_I64(s1.bytes[RS_H2D][1], N * 4);
+  CHECK_EQ_I64(s2.copies[RS_H2D][1], 1);
+  CHECK_EQ_I64(s2.bytes[RS_H2D][1], N * 4); /* the span both views reach */
+  CHECK_EQ_I64(s1.copies[RS_D2H][1] + s2.copies[RS_D2H][1], 0);
+}
+
 /* The guard is asked about the copies that happen: a write-only host out needs no
  * host-to-device copy, so forbidding those does not stop the op. */
 static void test_guard_sees_no_copy_in_for_a_written_out(rs_context *ctx) {
@@ -340,6 +379,7 @@ static const rs_test_case tests[] = {
     RS_TEST(test_op_into_strided_host_out_keeps_the_rest),
     RS_TEST(test_empty_reduction_into_host_out),
     RS_TEST(test_op_out_that_is_an_input),
+    RS_TEST(test_op_reading_one_host_array_twice),
     RS_TEST(test_guard_sees_no_copy_in_for_a_written_out),
 };
 RS_TEST_MAIN(tests)
