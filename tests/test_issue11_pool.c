@@ -3,6 +3,7 @@
  * sixteen 4 MiB blocks freed (32 MiB in use), 24 MiB must be had - as the direct and async
  * allocators give it - and likewise after 2 MiB requests reused the freed 4 MiB blocks.
  * Each case runs on a context of its own, for every allocator the backend has. */
+#include <stdlib.h>
 #include "harness.h"
 #include "resident/allocator.h"
 
@@ -87,6 +88,32 @@ static void test_smaller_requests_reuse_the_cache(rs_context *ctx) {
   run_case(ctx, smaller_reuse, "2 MiB after 4 MiB");
 }
 
+/* The cap from the environment (RESIDENT_POOL_LIMIT, read when a context is created)
+ * behaves as the API's. */
+static void test_cap_from_the_environment(rs_context *ctx) {
+  if (rs_context_allocator(ctx) != RS_ALLOCATOR_POOL) return; /* the environment chose another */
+  const char *was = getenv("RESIDENT_POOL_LIMIT");
+  char saved[64] = "";
+  if (was) snprintf(saved, sizeof saved, "%s", was);
+  setenv("RESIDENT_POOL_LIMIT", "64MiB", 1);
+  rs_context *c = NULL;
+  rs_status made = rs_context_create(&c, rs_context_backend(ctx), 0);
+  if (was)
+    setenv("RESIDENT_POOL_LIMIT", saved, 1);
+  else
+    unsetenv("RESIDENT_POOL_LIMIT");
+  CHECK_OK(made);
+  rs_memory_stats s;
+  rs_status st = rs_memory_stats_get(&s, c, RS_SPACE_DEVICE);
+  int64_t limit = st == RS_OK ? s.limit_bytes : -1;
+  if (st == RS_OK) st = every_other_freed(c);
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", rs_last_error());
+  rs_context_destroy(c);
+  CHECK_EQ_I64(limit, (int64_t)(64 * MiB));
+  CHECK_MSG(st == RS_OK, "%s \"%s\"", rs_status_name(st), msg);
+}
+
 /* The pinned pool keeps its cap the same way. */
 static void test_pinned_pool_every_other_freed(rs_context *ctx) {
   rs_context *c = NULL;
@@ -112,6 +139,7 @@ static void test_pinned_pool_every_other_freed(rs_context *ctx) {
 static const rs_test_case tests[] = {
     RS_TEST(test_every_other_block_freed),
     RS_TEST(test_smaller_requests_reuse_the_cache),
+    RS_TEST(test_cap_from_the_environment),
     RS_TEST(test_pinned_pool_every_other_freed),
 };
 RS_TEST_MAIN(tests)
