@@ -42,6 +42,23 @@ static rs_status every_other_freed(rs_context *c) {
   return st;
 }
 
+/* The same with 1 MiB blocks, the largest of the small class: 64 of them, every other
+ * one freed, then 24 MiB. */
+static rs_status small_every_other_freed(rs_context *c) {
+  enum { M = 64 };
+  void *p[M] = {0}, *big = NULL;
+  rs_status st = RS_OK;
+  for (int i = 0; i < M && st == RS_OK; i++) st = rs_memory_alloc(&p[i], c, MiB, NULL);
+  for (int i = 0; i < M && st == RS_OK; i += 2) {
+    st = rs_memory_free(c, p[i], NULL);
+    p[i] = NULL;
+  }
+  if (st == RS_OK) st = rs_memory_alloc(&big, c, 24 * MiB, NULL);
+  if (big) (void)rs_memory_free(c, big, NULL);
+  free_all(c, p, M);
+  return st;
+}
+
 /* Sixteen 4 MiB blocks all freed, sixteen 2 MiB ones taken, then 24 MiB: the 2 MiB
  * requests must not have cut every cached 4 MiB block in two. */
 static rs_status smaller_reuse(rs_context *c) {
@@ -83,6 +100,10 @@ static void run_case(rs_context *ctx, rs_status (*fn)(rs_context *), const char 
 }
 
 static void test_every_other_block_freed(rs_context *ctx) { run_case(ctx, every_other_freed, "every other freed"); }
+
+static void test_every_other_small_block_freed(rs_context *ctx) {
+  run_case(ctx, small_every_other_freed, "every other 1 MiB block freed");
+}
 
 static void test_smaller_requests_reuse_the_cache(rs_context *ctx) {
   run_case(ctx, smaller_reuse, "2 MiB after 4 MiB");
@@ -138,6 +159,7 @@ static void test_pinned_pool_every_other_freed(rs_context *ctx) {
 
 static const rs_test_case tests[] = {
     RS_TEST(test_every_other_block_freed),
+    RS_TEST(test_every_other_small_block_freed),
     RS_TEST(test_smaller_requests_reuse_the_cache),
     RS_TEST(test_cap_from_the_environment),
     RS_TEST(test_pinned_pool_every_other_freed),

@@ -16,12 +16,12 @@ static size_t round_up(size_t n, size_t unit) { return (n + unit - 1) / unit * u
  * another block still uses is cached for good. Under a cap that matters: requests that
  * fit under it must not fail because the cache is stuck in shared segments (16 arrays
  * of 4 MiB in 20 MiB segments at a 64 MiB cap, every other one freed: 32 MiB cached
- * that could never go back for a 24 MiB request). So under a cap a request above the
- * small class gets a segment of its own size, which the out-of-memory recovery can give
- * back as soon as its block is free. */
+ * that could never go back for a 24 MiB request; the same with 1 MiB blocks in 2 MiB
+ * segments). So under a cap every request gets a segment of its own size, which the
+ * out-of-memory recovery can give back as soon as its block is free. */
 static size_t segment_size(const rs_pool *p, size_t rsize) {
-  if (rsize <= RS_POOL_SMALL_MAX) return RS_POOL_SMALL_SEGMENT;
   if (p->limit) return rsize;
+  if (rsize <= RS_POOL_SMALL_MAX) return RS_POOL_SMALL_SEGMENT;
   if (rsize <= RS_POOL_MEDIUM_MAX) return RS_POOL_MEDIUM_SEGMENT;
   return round_up(rsize, RS_POOL_LARGE_ROUND);
 }
@@ -233,13 +233,13 @@ static int fits_under_cap(const rs_pool *p, size_t rsize) {
 }
 
 /* Under a cap, the best fit b for rsize bytes, or NULL for a segment of its own. Cutting
- * a large block in two leaves the rest cached in a segment the other part pins, where no
+ * a block in two leaves the rest cached in a segment the other part pins, where no
  * recovery can give it back; so a segment of the request's own size is preferred when it
  * fits under the cap - after giving free segments back, if need be - and the block is cut
  * only when it does not. Lock held. */
 static rs_pool_block *best_fit_under_cap(rs_pool *p, rs_pool_tree *tree, void *stream, size_t rsize) {
   rs_pool_block *b = rs_pool_tree_best_fit(tree, stream, rsize);
-  if (!b || !p->limit || !b->seg->large || b->size - rsize < split_minimum(1)) return b;
+  if (!b || !p->limit || b->size - rsize < split_minimum(b->seg->large)) return b;
   if (fits_under_cap(p, rsize)) return NULL;
   (void)trim_locked(p, 0); /* b may be gone now */
   return fits_under_cap(p, rsize) ? NULL : rs_pool_tree_best_fit(tree, stream, rsize);
