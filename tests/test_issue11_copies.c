@@ -130,7 +130,8 @@ static void test_kernel_misaligned_overlap_refused(rs_context *ctx) {
   if (st == RS_OK) st = rs_host_array_wrap(&b, ctx, block + 4, 1, &n, RS_FLOAT32, NULL);
   if (st == RS_OK) st = rs_ledger_reset(ctx);
   rs_launch_config cfg = {.grid = {1}, .block = {1}};
-  rs_status refused = st == RS_OK ? rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(a), rs_arg_array(b), rs_arg_i32(4))) : st;
+  rs_status refused = st;
+  if (st == RS_OK) refused = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(a), rs_arg_array(b), rs_arg_i32(4)));
   char msg[1024];
   snprintf(msg, sizeof msg, "%s", rs_last_error());
   rs_ledger_stats s;

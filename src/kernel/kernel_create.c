@@ -244,8 +244,9 @@ rs_status rs_kernel_get_param(const rs_kernel *k, int index, rs_kernel_param *ou
     if (k->nparams == 0)
       return rs_fail(RS_ERR_INDEX, "rs_kernel_get_param: kernel '%s' has no parameters; index %d is out of range",
                      k->name, index);
-    return rs_fail(RS_ERR_INDEX, "rs_kernel_get_param: index %d is out of range: kernel '%s' has %d parameter%s (0 to %d)",
-                   index, k->name, k->nparams, k->nparams == 1 ? "" : "s", k->nparams - 1);
+    return rs_fail(RS_ERR_INDEX,
+                   "rs_kernel_get_param: index %d is out of range: kernel '%s' has %d parameter%s (0 to %d)", index,
+                   k->name, k->nparams, k->nparams == 1 ? "" : "s", k->nparams - 1);
   }
   const rs_kparam *p = &k->params[index];
   memset(out, 0, sizeof *out);

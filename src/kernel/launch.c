@@ -169,9 +169,9 @@ static rs_status rs_stage_group(rs_launch_args *la, int lead) {
   if (g.one_view) {
     RS_TRY(rs_device_array_like(&la->staged[lead], host));
   } else {
-    int64_t n = (int64_t)(g.hi - g.lo), one = 1;
+    int64_t n = (int64_t)(g.hi - g.lo), one = 1, at = (int64_t)(g.lo - (uintptr_t)host->buf->ptr);
     if (g.one_buffer)
-      RS_TRY(rs_view_as(&la->span_host[lead], host, RS_UINT8, 1, &n, &one, (int64_t)(g.lo - (uintptr_t)host->buf->ptr)));
+      RS_TRY(rs_view_as(&la->span_host[lead], host, RS_UINT8, 1, &n, &one, at));
     else /* overlapping memory of several buffers: the span itself, wrapped */
       RS_TRY(rs_array_wrap(&la->span_host[lead], la->ctx, RS_MEM_HOST, (void *)g.lo, 1, &n, RS_UINT8, NULL, NULL,
                            NULL, la->kernel));

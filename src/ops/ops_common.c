@@ -19,10 +19,12 @@ rs_status rs_ops_check_arrays(rs_context **ctx, int n, const rs_array *const *ar
     if (!*ctx) *ctx = arrays[i]->ctx, first = i;
     if (arrays[i]->ctx == *ctx) continue;
     if (first < 0)
-      return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: operand %d (a %s array) belongs to another context than the op", who,
-                     i, rs_ops_kind_of(arrays[i]));
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: operand %d (a %s array) belongs to another context than operand %d (a %s array)",
-                   who, i, rs_ops_kind_of(arrays[i]), first, rs_ops_kind_of(arrays[first]));
+      return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                     "%s: operand %d (a %s array) belongs to another context than the one the op runs in", who, i,
+                     rs_ops_kind_of(arrays[i]));
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "%s: operand %d (a %s array) belongs to another context than operand %d (a %s array)", who, i,
+                   rs_ops_kind_of(arrays[i]), first, rs_ops_kind_of(arrays[first]));
   }
   if (!*ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: no context", who);
   return RS_OK;
