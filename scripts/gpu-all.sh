@@ -2,6 +2,7 @@
 # The GPU session (device tool), in two phases that fit one call each; the build directory
 # lives outside the carried tree so the second phase reuses the first one's build.
 #   PHASE=check  gpu-check (build, all tests on both backends, compute-sanitizer memcheck,
+#                initcheck, racecheck and synccheck,
 #                bench/transfer), then `resident info`, `resident pipeline`, `resident bandwidth`
 #   PHASE=bench  the benchmarks side by side with raw CUDA, Numba and CuPy
 # Logs under $OUT.
@@ -16,8 +17,8 @@ PHASE=${PHASE:-check}
 if [ "$PHASE" = check ]; then
   bash scripts/gpu-check.sh 2>&1 | tail -n 80
   # Only a few files come back from the device: pack the many per-test logs into one.
-  (cd "$OUT" && tar czf gpu-logs.tgz configure.log build.log ctest-*.log memcheck-*.log 2>/dev/null &&
-    rm -f configure.log build.log ctest-*.log memcheck-*.log)
+  (cd "$OUT" && shopt -s nullglob && logs=(configure.log build.log ctest-*.log ./*check-*.log) &&
+    tar czf gpu-logs.tgz "${logs[@]}" && rm -f "${logs[@]}")
   {
     echo "== resident info =="; "$B/resident" info
     echo "== resident pipeline (defaults) =="; "$B/resident" pipeline

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # Build and check resident on a GPU machine; run from the repository root.
-#   configure + build (Release, CUDA on) -> ctest -L cuda, -L sim -> compute-sanitizer
-#   memcheck of every test binary on the cuda backend -> bench/transfer -> summary.
+#   configure + build (Release, CUDA on) -> ctest -L cuda, -L sim -> compute-sanitizer on
+#   the cuda backend: memcheck and initcheck of every test binary, racecheck and synccheck
+#   of the kernel-heavy ones -> bench/transfer -> summary.
 # Logs go to ${OUT:-/tmp/out}. Exit status is non-zero if any step failed; the summary is
 # printed whatever happens, since a half-finished run is still worth reading.
-# Knobs: BUILD_DIR (build-gpu), JOBS (all cores), MEMCHECK_JOBS (4; more can run the card out of memory), MEMCHECK_TIMEOUT (300 s
-# per binary), SKIP_CTEST=1, SKIP_MEMCHECK=1, SKIP_BENCH=1 (a check split over two device
-# calls: the first with SKIP_MEMCHECK=1, the second with SKIP_CTEST=1 on the same build).
+# Knobs: BUILD_DIR (build-gpu), JOBS (all cores), SANITIZER_JOBS (4 binaries at a time, more can run the card out of memory;
+# MEMCHECK_JOBS is the older name), SANITIZER_TIMEOUT (300 s per binary and tool;
+# MEMCHECK_TIMEOUT is the older name), SANITIZER_TESTS (the binaries memcheck and initcheck
+# run; default every test), SANITIZER_KERNEL_TESTS (those racecheck and synccheck run),
+# SKIP_CTEST=1, SKIP_MEMCHECK=1, SKIP_INITCHECK=1, SKIP_RACECHECK=1, SKIP_SYNCCHECK=1,
+# SKIP_BENCH=1 (a check split over several device calls: the first with every
+# SKIP_*CHECK=1, the next ones with SKIP_CTEST=1 and some tools, on the same build).
 set -u -o pipefail
 
 OUT=${OUT:-/tmp/out}
 BUILD=${BUILD_DIR:-build-gpu}
 JOBS=${JOBS:-$(nproc)}
-MEMCHECK_JOBS=${MEMCHECK_JOBS:-4}
-MEMCHECK_TIMEOUT=${MEMCHECK_TIMEOUT:-300}
+SANITIZER_JOBS=${SANITIZER_JOBS:-${MEMCHECK_JOBS:-4}}
+SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-${MEMCHECK_TIMEOUT:-300}}
 mkdir -p "$OUT"
 # A reused OUT must not show an older run's results.
 rm -f "$OUT"/configure.log "$OUT"/build.log "$OUT"/ctest-*.log "$OUT"/memcheck-*.log \
+  "$OUT"/initcheck-*.log "$OUT"/racecheck-*.log "$OUT"/synccheck-*.log \
   "$OUT"/bench-transfer.log "$OUT"/summary.txt
 RC_DIR=$(mktemp -d)
 
@@ -115,74 +121,117 @@ else
   run_ctest sim "$JOBS"
 fi
 
-# ---- compute-sanitizer memcheck on the cuda backend ------------------------------------
-memcheck_one() { # binary -> writes memcheck-NAME.log and .rc
-  local bin=$1 name
+# ---- compute-sanitizer on the cuda backend ---------------------------------------------
+# Four tools, each over its test binaries, each with its own logs (TOOL-NAME.log):
+#   memcheck   every test: out-of-bounds and misaligned accesses, leaks
+#   initcheck  every test: reads of device memory never written (a copy included)
+#   racecheck  the kernel-heavy tests: shared-memory hazards between threads of a block
+#   synccheck  the same: barriers not reached by every thread, or in divergent code
+# racecheck and synccheck instrument every shared-memory access and barrier, which makes
+# them the slow ones; the tests that launch kernels are where they find anything.
+SANITIZER_KERNEL_TESTS=${SANITIZER_KERNEL_TESTS:-"test_kernel_launch test_kernel_examples test_kernel_args
+  test_ops_reduce test_ops_sort test_ops_elementwise test_ops_fusion test_ops_random test_ops_linalg
+  test_issue11_copies"}
+
+sanitize_one() { # tool, binary -> writes TOOL-NAME.log and its exit status
+  local tool=$1 bin=$2 name extra=()
   name=$(basename "$bin")
-  RESIDENT_BACKEND=cuda RESIDENT_SIM_DEVICE_MEMORY=1GiB RESIDENT_UNDER_MEMCHECK=1 timeout "$MEMCHECK_TIMEOUT" \
-    "$sanitizer" --tool memcheck --leak-check full --report-api-errors no --error-exitcode 1 "$bin" \
-    >"$OUT/memcheck-$name.log" 2>&1
-  echo $? >"$RC_DIR/$name.rc"
+  [ "$tool" = memcheck ] && extra=(--leak-check full)
+  # Tests provoke API errors on purpose (out of memory, unrecorded events): they check the
+  # statuses themselves, so the tools report what they are for, not API errors.
+  RESIDENT_BACKEND=cuda RESIDENT_SIM_DEVICE_MEMORY=1GiB RESIDENT_UNDER_MEMCHECK=1 timeout "$SANITIZER_TIMEOUT" \
+    "$sanitizer" --tool "$tool" "${extra[@]}" --report-api-errors no --error-exitcode 1 "$bin" \
+    >"$OUT/$tool-$name.log" 2>&1
+  echo $? >"$RC_DIR/$tool-$name.rc"
 }
 
-if [ "${SKIP_MEMCHECK:-0}" = 1 ]; then
-  note memcheck "skipped (SKIP_MEMCHECK=1)"
+# Run one tool over the given binaries, a few at a time (test_oom and test_memory_direct
+# take most of the card on purpose: they run alone, after the others), and summarize.
+sanitize_all() { # tool, binaries...
+  local tool=$1 bin name rc errors running=0 clean=0 dirty=0 other=0
+  shift
+  for bin in "$@"; do
+    case "$(basename "$bin")" in test_oom | test_memory_direct) continue ;; esac
+    sanitize_one "$tool" "$bin" &
+    running=$((running + 1))
+    if [ "$running" -ge "$SANITIZER_JOBS" ]; then wait -n; running=$((running - 1)); fi
+  done
+  wait
+  for bin in "$@"; do
+    case "$(basename "$bin")" in test_oom | test_memory_direct) sanitize_one "$tool" "$bin" ;; esac
+  done
+  for bin in "$@"; do
+    name=$(basename "$bin")
+    rc=$(cat "$RC_DIR/$tool-$name.rc" 2>/dev/null || echo 1)
+    # "ERROR SUMMARY: N errors"; racecheck says "RACECHECK SUMMARY: N hazards displayed"
+    errors=$(grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+' "$OUT/$tool-$name.log" | tail -n 1 | grep -oE '[0-9]+$')
+    if [ "$rc" -eq 0 ] && [ "${errors:-0}" -eq 0 ]; then
+      clean=$((clean + 1)); note "  $name" "0 $tool errors"
+    elif [ -n "$errors" ] && [ "$errors" -gt 0 ]; then
+      dirty=$((dirty + 1)); fail "  $name" "$errors $tool errors ($tool-$name.log)"
+    else
+      other=$((other + 1))
+      case "$rc" in
+        77) fail "  $name" "skipped under $tool (exit 77: no GPU answered)" ;;
+        124 | 137) fail "  $name" "timed out under $tool after ${SANITIZER_TIMEOUT}s" ;;
+        *) fail "  $name" "test failed under $tool, exit $rc ($tool-$name.log)" ;;
+      esac
+    fi
+  done
+  note "$tool" "$# binaries: $clean clean, $dirty with errors, $other failed/skipped/timed out"
+}
+
+skip_var() { # tool -> the name of its SKIP_ knob
+  echo "SKIP_$(tr '[:lower:]' '[:upper:]' <<<"$1")"
+}
+
+wanted=()
+for tool in memcheck initcheck racecheck synccheck; do
+  knob=$(skip_var "$tool")
+  if [ "${!knob:-0}" = 1 ]; then note "$tool" "skipped ($knob=1)"; else wanted+=("$tool"); fi
+done
+if [ "${#wanted[@]}" -eq 0 ]; then
+  :
 elif ! sanitizer=$(find_tool compute-sanitizer /usr/local/cuda/bin/compute-sanitizer \
     /usr/local/cuda/compute-sanitizer/compute-sanitizer); then
-  fail memcheck "compute-sanitizer not found"
+  fail compute-sanitizer "not found"
 else
-  # Tests provoke API errors on purpose (out of memory, unrecorded events): they check
-  # the statuses themselves, so memcheck reports memory errors and leaks only. test_cli
-  # only drives the command line (the command itself is checked below); test_kernel_fault
-  # makes a kernel read an illegal address on purpose, which memcheck rightly reports.
-  mapfile -t tests < <(find "$BUILD/tests" -maxdepth 1 -type f -name 'test_*' ! -name test_cli \
-    ! -name test_kernel_fault -perm -u+x | sort)
-  if [ "${#tests[@]}" -eq 0 ]; then
-    fail memcheck "no test binaries in $BUILD/tests"
+  # test_cli only drives the command line (the command itself is checked below);
+  # test_kernel_fault makes a kernel read an illegal address on purpose, which the tools
+  # rightly report.
+  if [ -n "${SANITIZER_TESTS:-}" ]; then
+    tests=()
+    for t in $SANITIZER_TESTS; do tests+=("$BUILD/tests/$t"); done
   else
-    running=0
-    for bin in "${tests[@]}"; do
-      # test_oom and test_memory_direct take most of the card on purpose: they run alone,
-      # after the others (beside them, other tests' allocations would fail at random).
-      case "$(basename "$bin")" in test_oom | test_memory_direct) continue ;; esac
-      memcheck_one "$bin" &
-      running=$((running + 1))
-      if [ "$running" -ge "$MEMCHECK_JOBS" ]; then wait -n; running=$((running - 1)); fi
+    mapfile -t tests < <(find "$BUILD/tests" -maxdepth 1 -type f -name 'test_*' ! -name test_cli \
+      ! -name test_kernel_fault -perm -u+x | sort)
+  fi
+  kernel_tests=()
+  for t in $SANITIZER_KERNEL_TESTS; do
+    if [ -x "$BUILD/tests/$t" ]; then kernel_tests+=("$BUILD/tests/$t"); else fail "  $t" "not built"; fi
+  done
+  if [ "${#tests[@]}" -eq 0 ]; then
+    fail compute-sanitizer "no test binaries in $BUILD/tests"
+  else
+    for tool in "${wanted[@]}"; do
+      case "$tool" in
+        memcheck | initcheck) sanitize_all "$tool" "${tests[@]}" ;;
+        *) sanitize_all "$tool" "${kernel_tests[@]}" ;;
+      esac
     done
-    wait
-    for bin in "${tests[@]}"; do
-      case "$(basename "$bin")" in test_oom | test_memory_direct) memcheck_one "$bin" ;; esac
-    done
-    clean=0 dirty=0 other=0
-    for bin in "${tests[@]}"; do
-      name=$(basename "$bin")
-      rc=$(cat "$RC_DIR/$name.rc" 2>/dev/null || echo 1)
-      errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$OUT/memcheck-$name.log" | tail -n 1 | grep -oE '[0-9]+$')
-      if [ "$rc" -eq 0 ] && [ "${errors:-0}" -eq 0 ]; then
-        clean=$((clean + 1)); note "  $name" "0 memcheck errors"
-      elif [ -n "$errors" ] && [ "$errors" -gt 0 ]; then
-        dirty=$((dirty + 1)); fail "  $name" "$errors memcheck errors (memcheck-$name.log)"
-      else
-        other=$((other + 1))
-        case "$rc" in
-          77) fail "  $name" "skipped (exit 77: no GPU answered)" ;;
-          124 | 137) fail "  $name" "timed out after ${MEMCHECK_TIMEOUT}s" ;;
-          *) fail "  $name" "test failed under memcheck, exit $rc (memcheck-$name.log)" ;;
-        esac
-      fi
-    done
-    note memcheck "${#tests[@]} binaries: $clean clean, $dirty with errors, $other failed/skipped/timed out"
   fi
   # The command's own GPU path: both pipeline styles under memcheck. Its kernel is a user
   # kernel, and creating one probes the compiled parameter list one past its end
   # (cudaFuncGetParamInfo answers cudaErrorInvalidValue there, by design): API errors are
   # not reported, memory errors and leaks are.
-  if RESIDENT_BACKEND=cuda timeout "$MEMCHECK_TIMEOUT" "$sanitizer" --tool memcheck --leak-check full \
-      --report-api-errors no --error-exitcode 1 "$BUILD/resident" pipeline --size 8MB \
-      >"$OUT/memcheck-resident-pipeline.log" 2>&1; then
-    note "  resident pipeline" "0 memcheck errors"
-  else
-    fail "  resident pipeline" "memcheck failed (memcheck-resident-pipeline.log)"
+  if [ "${SKIP_MEMCHECK:-0}" != 1 ]; then
+    if RESIDENT_BACKEND=cuda timeout "$SANITIZER_TIMEOUT" "$sanitizer" --tool memcheck --leak-check full \
+        --report-api-errors no --error-exitcode 1 "$BUILD/resident" pipeline --size 8MB \
+        >"$OUT/memcheck-resident-pipeline.log" 2>&1; then
+      note "  resident pipeline" "0 memcheck errors"
+    else
+      fail "  resident pipeline" "memcheck failed (memcheck-resident-pipeline.log)"
+    fi
   fi
 fi
 

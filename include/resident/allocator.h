@@ -170,7 +170,10 @@ RS_API rs_status rs_memory_reset_stats(rs_context *ctx, rs_mem_space space);
 /* Cap the memory a space holds from the device (reserved bytes, cached included); 0
  * removes the cap. A cap below the bytes in use is RS_ERR_LIMIT and changes nothing; a
  * cap below the reserved bytes gives cached memory back until it fits, where it can. An
- * allocation that would cross the cap fails with RS_ERR_OUT_OF_MEMORY. */
+ * allocation that would cross the cap fails with RS_ERR_OUT_OF_MEMORY - after the cache
+ * was given back: under a cap the pool keeps every block in a segment of its own (and
+ * cuts one for a smaller request only when nothing else fits), so that cached memory can
+ * go back for a request that fits beside what is in use. */
 RS_API rs_status rs_memory_set_limit(rs_context *ctx, rs_mem_space space, size_t bytes);
 
 /* The device cap as a fraction of the device's total memory, in (0, 1]

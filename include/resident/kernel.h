@@ -102,7 +102,10 @@ extern "C" {
  * temporary before the launch and back after it - each copy recorded as implicit by the
  * ledger and subject to the guard - except arrays bound to a `const T *` or
  * rs_array_const_desc parameter, which are never copied back. Such a launch returns
- * only after the copy back.
+ * only after the copy back. Arguments over one host buffer (the same array twice, views
+ * of one array) or over overlapping host memory share ONE temporary, copied in once and
+ * back once, so the kernel sees the aliasing the host has; overlapping arrays whose
+ * elements could not all be aligned in it are refused (RS_ERR_INVALID_ARGUMENT).
  *
  * LAUNCH CONFIGURATION. grid and block have 1 to 3 dimensions (unused ones 0 or 1).
  * block[0] = 0 takes the block size from the occupancy API (the largest block with the

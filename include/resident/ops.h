@@ -13,6 +13,8 @@
  *     (and a host destination back) IMPLICITLY, as a kernel launch does: the ledger records
  *     those copies as implicit and the transfer guard may refuse them
  *     (RS_ERR_TRANSFER_REFUSED, nothing computed); such a call returns after the copy back.
+ *     A host `out` is only written, so it is copied back, not in (unless it is an operand
+ *     too); a host array read twice is copied in once.
  *   So one program runs CPU-only or on the GPU by choosing where its data is created
  *   (the `where` argument of the creation functions) - NumPy's `xp = np` / `xp = cp`.
  *

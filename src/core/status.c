@@ -50,6 +50,9 @@ rs_status rs_fail_prefix(rs_status status, const char *fmt, ...) {
   vsnprintf(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
   memcpy(old, rs_message, sizeof old);
+  /* A failure that left no message (a user's callback returning a status, say) still
+   * gets a reason: the status itself. */
+  if (!old[0]) snprintf(old, sizeof old, "%s (%s; no message was set)", rs_status_str(status), rs_status_name(status));
   size_t n = strlen(prefix);
   if (n >= sizeof rs_message) n = sizeof rs_message - 1;
   memcpy(rs_message, prefix, n);

@@ -159,6 +159,7 @@ rs_status rs_kargs_bind(const rs_kernel *k, int nargs, const rs_arg *args, rs_la
     int s = la->count++;
     la->given[s] = a->array;
     la->read_only[s] = p->read_only;
+    la->write_only[s] = 0; /* a pointer parameter may be read: filled from the host */
     out->arg_index[s] = i;
     out->slot[i] = s;
     int64_t n = rs_array_size(a->array);

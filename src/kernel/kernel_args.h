@@ -17,7 +17,7 @@ typedef struct rs_kargs {
 } rs_kargs;
 
 /* Check args against k's parameters (RS_ERR_LAUNCH, RS_ERR_DTYPE, RS_ERR_NOT_CONTIGUOUS,
- * ...) and put the arrays into la's slots (la->count, given, read_only, arg_index). */
+ * ...) and put the arrays into la's slots (la->count, given, read_only, write_only, arg_index). */
 rs_status rs_kargs_bind(const rs_kernel *k, int nargs, const rs_arg *args, rs_launch_args *la,
                         rs_kargs *out);
 

@@ -234,9 +234,14 @@ rs_status rs_kernel_get_info(const rs_kernel *k, rs_kernel_info *out) {
 rs_status rs_kernel_get_param(const rs_kernel *k, int index, rs_kernel_param *out) {
   RS_TRY(rs_kernel_check(k, "rs_kernel_get_param"));
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_kernel_get_param: out is NULL");
-  if (index < 0 || index >= k->nparams)
-    return rs_fail(RS_ERR_INDEX, "rs_kernel_get_param: kernel '%s' has %d parameters, not %d", k->name,
-                   k->nparams, index + 1);
+  if (index < 0 || index >= k->nparams) {
+    if (k->nparams == 0)
+      return rs_fail(RS_ERR_INDEX, "rs_kernel_get_param: kernel '%s' has no parameters; index %d is out of range",
+                     k->name, index);
+    return rs_fail(RS_ERR_INDEX,
+                   "rs_kernel_get_param: index %d is out of range: kernel '%s' has %d parameter%s (0 to %d)", index,
+                   k->name, k->nparams, k->nparams == 1 ? "" : "s", k->nparams - 1);
+  }
   const rs_kparam *p = &k->params[index];
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", p->name);

@@ -11,8 +11,16 @@
 
 static size_t round_up(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
 
-/* The segment to ask the source for, for a request of rsize bytes (already rounded). */
-static size_t segment_size(size_t rsize) {
+/* The segment to ask the source for, for a request of rsize bytes (already rounded).
+ * Memory goes back to the source only as whole segments, so a free block in a segment
+ * another block still uses is cached for good. Under a cap that matters: requests that
+ * fit under it must not fail because the cache is stuck in shared segments (16 arrays
+ * of 4 MiB in 20 MiB segments at a 64 MiB cap, every other one freed: 32 MiB cached
+ * that could never go back for a 24 MiB request; the same with 1 MiB blocks in 2 MiB
+ * segments). So under a cap every request gets a segment of its own size, which the
+ * out-of-memory recovery can give back as soon as its block is free. */
+static size_t segment_size(const rs_pool *p, size_t rsize) {
+  if (p->limit) return rsize;
   if (rsize <= RS_POOL_SMALL_MAX) return RS_POOL_SMALL_SEGMENT;
   if (rsize <= RS_POOL_MEDIUM_MAX) return RS_POOL_MEDIUM_SEGMENT;
   return round_up(rsize, RS_POOL_LARGE_ROUND);
@@ -162,7 +170,7 @@ static void *take_block(rs_pool *p, rs_pool_block *b, size_t rsize, size_t bytes
 /* Ask the source for a segment; called and returns with the lock held, drops it around
  * the source call. On success the segment is listed and its one block is free. */
 static rs_status new_segment(rs_pool *p, size_t rsize, void *stream, rs_pool_block **out) {
-  size_t want = segment_size(rsize);
+  size_t want = segment_size(p, rsize);
   size_t held = p->reserved + p->reserving;
   if (p->limit && held + want > p->limit) {
     /* The shared segment does not fit under the cap; one just big enough may. */
@@ -218,6 +226,25 @@ static rs_status new_segment(rs_pool *p, size_t rsize, void *stream, rs_pool_blo
   return RS_OK;
 }
 
+static rs_status trim_locked(rs_pool *p, int wait);
+
+static int fits_under_cap(const rs_pool *p, size_t rsize) {
+  return p->reserved + p->reserving + rsize <= p->limit;
+}
+
+/* Under a cap, the best fit b for rsize bytes, or NULL for a segment of its own. Cutting
+ * a block in two leaves the rest cached in a segment the other part pins, where no
+ * recovery can give it back; so a segment of the request's own size is preferred when it
+ * fits under the cap - after giving free segments back, if need be - and the block is cut
+ * only when it does not. Lock held. */
+static rs_pool_block *best_fit_under_cap(rs_pool *p, rs_pool_tree *tree, void *stream, size_t rsize) {
+  rs_pool_block *b = rs_pool_tree_best_fit(tree, stream, rsize);
+  if (!b || !p->limit || b->size - rsize < split_minimum(b->seg->large)) return b;
+  if (fits_under_cap(p, rsize)) return NULL;
+  (void)trim_locked(p, 0); /* b may be gone now */
+  return fits_under_cap(p, rsize) ? NULL : rs_pool_tree_best_fit(tree, stream, rsize);
+}
+
 rs_status rs_pool_alloc(rs_pool *p, size_t bytes, void *stream, void **out, rs_mem_event **ready) {
   *out = NULL;
   if (ready) *ready = NULL;
@@ -228,7 +255,7 @@ rs_status rs_pool_alloc(rs_pool *p, size_t bytes, void *stream, void **out, rs_m
   rs_pool_tree *tree = rsize <= RS_POOL_SMALL_MAX ? &p->small : &p->large;
   pthread_mutex_lock(&p->lock);
   if (p->waiting) rs_pool_collect_waiting(p, 0);
-  rs_pool_block *b = rs_pool_tree_best_fit(tree, stream, rsize);
+  rs_pool_block *b = best_fit_under_cap(p, tree, stream, rsize);
   if (b) {
     p->hits++;
   } else {
@@ -361,9 +388,8 @@ static void unlink_segment(rs_pool *p, rs_pool_segment *s) {
 
 /* Free segments go back while the lock is held, so nobody can see the bytes as gone
  * before the source has them back. */
-rs_status rs_pool_trim(rs_pool *p, int wait) {
+static rs_status trim_locked(rs_pool *p, int wait) {
   rs_status first = RS_OK;
-  pthread_mutex_lock(&p->lock);
   if (p->waiting) rs_pool_collect_waiting(p, wait);
   rs_pool_segment *s = p->segments;
   while (s) {
@@ -384,8 +410,14 @@ rs_status rs_pool_trim(rs_pool *p, int wait) {
     }
     s = next;
   }
-  pthread_mutex_unlock(&p->lock);
   return first;
+}
+
+rs_status rs_pool_trim(rs_pool *p, int wait) {
+  pthread_mutex_lock(&p->lock);
+  rs_status st = trim_locked(p, wait);
+  pthread_mutex_unlock(&p->lock);
+  return st;
 }
 
 size_t rs_pool_in_use(rs_pool *p) {

@@ -12,7 +12,9 @@
  * for requests up to 10 MiB and otherwise the request rounded up to 2 MiB, so big arrays
  * get a segment of their own. Small and large blocks never share a segment, which keeps
  * many small long-lived blocks from pinning large segments. A large block is split only
- * if more than 1 MiB remains.
+ * if more than 1 MiB remains. Under a cap (limit) every request gets a segment of its own
+ * size, and a block is split only when such a segment does not fit under the cap: cached
+ * memory must be able to go back for requests that fit (pool.c).
  *
  * A segment belongs to the stream it was allocated for; its blocks are handed out only
  * for that stream, where stream order alone makes reuse safe.

@@ -197,11 +197,13 @@ static rs_status solve(rs_array **x, const rs_array *a, const rs_array *b, rs_st
     if (st == RS_OK) st = rs_ops_alloc(&info, ctx, dev, 0, NULL, RS_INT32, RS_ORDER_C, who);
     if (st == RS_OK) {
       rs_ops_stage sg;
+      /* the solver factors A and overwrites B in place: both read and written */
+      const rs_array *ins[2] = {ac, bc};
       rs_array *outs[3] = {ac, bc, info};
-      st = rs_ops_stage_begin(&sg, who, ctx, stream, 0, NULL, 3, outs);
+      st = rs_ops_stage_begin(&sg, who, ctx, stream, 2, ins, 3, outs);
       if (st == RS_OK) {
-        rs_solve_plan p = {dt, batch, n, k, rs_ops_stage_ptr(&sg, 0), rs_ops_stage_ptr(&sg, 1),
-                           (int32_t *)(void *)rs_ops_stage_ptr(&sg, 2)};
+        rs_solve_plan p = {dt, batch, n, k, rs_ops_stage_ptr(&sg, 2), rs_ops_stage_ptr(&sg, 3),
+                           (int32_t *)(void *)rs_ops_stage_ptr(&sg, 4)};
         st = sg.ops->solve(sg.be, &p, sg.stream);
         st = rs_ops_stage_end(&sg, st);
       }

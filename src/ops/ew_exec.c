@@ -163,7 +163,9 @@ rs_status rs_ops_elementwise(rs_array **out, rs_ew_builder *b, int result, const
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", name);
   if (result < 0) return (rs_status)result;
   rs_context *ctx = spec->ctx;
-  if (*out && !ctx) {
+  /* Only an op without inputs takes its context from out: otherwise out is checked
+   * against the inputs' context, and a mismatch is reported as out's. */
+  if (*out && !ctx && spec->nin == 0) {
     RS_TRY(rs_array_check(*out, name));
     ctx = (*out)->ctx;
   }

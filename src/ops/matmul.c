@@ -160,7 +160,9 @@ static rs_status matmul(rs_array **out, const rs_array *a, const rs_array *b, rs
     st = RS_OK;
     if (!c) st = rs_ops_alloc(&c, ctx, rs_ops_on_device(target), nb + 2, cshape, dt, RS_ORDER_C, who);
   }
-  if (st == RS_OK && batch > 0 && m > 0 && n > 0) {
+  if (st == RS_OK && batch > 0 && m > 0 && n > 0 && k == 0) {
+    st = rs_zeros_into(c, stream); /* an empty inner dimension: zeros, no BLAS call */
+  } else if (st == RS_OK && batch > 0 && m > 0 && n > 0) {
     rs_ops_stage s;
     const rs_array *in[2] = {A.arr, Bo.arr};
     st = rs_ops_stage_begin(&s, who, ctx, stream, 2, in, 1, &c);
@@ -181,14 +183,9 @@ static rs_status matmul(rs_array **out, const rs_array *a, const rs_array *b, rs
       uniform_batch(s.la.staged[0] ? s.la.staged[0] : A.arr, as, nb, B, &p.a_bs);
       uniform_batch(s.la.staged[1] ? s.la.staged[1] : Bo.arr, bs, nb, B, &p.b_bs);
       uniform_batch(s.la.staged[2] ? s.la.staged[2] : c, cs, nb, B, &p.c_bs);
-      if (k == 0) { /* an empty inner dimension: zeros (no BLAS call needs to know) */
-        st = RS_OK;
-      } else {
-        st = s.ops->matmul(s.be, &p, s.stream);
-      }
+      st = s.ops->matmul(s.be, &p, s.stream);
       st = rs_ops_stage_end(&s, st);
     }
-    if (st == RS_OK && k == 0) st = rs_zeros_into(c, stream);
   }
   if (st == RS_OK && c && c->buf != target->buf) {
     /* the result went through a temporary: into the target's shape and dtype */

@@ -8,13 +8,23 @@
 #include "ops/ops_internal.h"
 #include "ledger/ledger_hooks.h"
 
+/* "a device array", "a host array", ... for messages about where arrays live. */
+static const char *rs_ops_kind_of(const rs_array *a) { return rs_mem_kind_name(rs_buffer_effective_kind(a->buf)); }
+
 rs_status rs_ops_check_arrays(rs_context **ctx, int n, const rs_array *const *arrays, const char *who) {
+  int first = -1; /* the operand the context came from; -1: the caller's context */
   for (int i = 0; i < n; i++) {
     rs_status st = rs_array_check(arrays[i], who);
     if (st != RS_OK) return rs_fail_prefix(st, "operand %d: ", i);
-    if (!*ctx) *ctx = arrays[i]->ctx;
-    if (arrays[i]->ctx != *ctx)
-      return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: operand %d belongs to another context (device)", who, i);
+    if (!*ctx) *ctx = arrays[i]->ctx, first = i;
+    if (arrays[i]->ctx == *ctx) continue;
+    if (first < 0)
+      return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                     "%s: operand %d (a %s array) belongs to another context than the one the op runs in", who, i,
+                     rs_ops_kind_of(arrays[i]));
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "%s: operand %d (a %s array) belongs to another context than operand %d (a %s array)", who, i,
+                   rs_ops_kind_of(arrays[i]), first, rs_ops_kind_of(arrays[first]));
   }
   if (!*ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: no context", who);
   return RS_OK;
@@ -90,7 +100,8 @@ rs_status rs_ops_check_out(const rs_array *out, rs_context *ctx, int ndim, const
                            const char *who) {
   RS_TRY(rs_array_check(out, who));
   if (out->ctx != ctx)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: out belongs to another context (device) than the operands", who);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: out (a %s array) belongs to another context than the operands", who,
+                   rs_ops_kind_of(out));
   if (out->ndim != ndim || (ndim > 0 && memcmp(out->shape, shape, (size_t)ndim * sizeof *shape) != 0)) {
     char have[512], want[512];
     return rs_fail(RS_ERR_SHAPE, "%s: out has shape %s, the result has shape %s", who,
@@ -152,6 +163,7 @@ rs_status rs_ops_stage_begin(rs_ops_stage *s, const char *name, rs_context *ctx,
     rs_array *a = i < nin ? (rs_array *)(uintptr_t)in[i] : out[i - nin];
     s->la.given[i] = a;
     s->la.read_only[i] = i < nin;
+    s->la.write_only[i] = i >= nin;
     if (rs_ops_on_device(a)) s->on_device = 1;
   }
   s->la.count = n;

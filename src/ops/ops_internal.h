@@ -85,8 +85,10 @@ typedef struct rs_ops_stage {
 } rs_ops_stage;
 
 /* Decide where the op runs, resolve the stream, copy host operands of a device op in
- * (implicitly), and open the ledger's kernel record. arrays[0..nin) are read-only,
- * the rest written. */
+ * (implicitly), and open the ledger's kernel record. in[] are only read; out[] are
+ * written entirely and never read, so a host out is not copied in (unless it is also an
+ * input: one host buffer gets one temporary, kernel/launch.c). An op that updates an
+ * array in place passes it as both an input and an output. */
 rs_status rs_ops_stage_begin(rs_ops_stage *s, const char *name, rs_context *ctx, rs_stream *stream,
                              int nin, const rs_array *const *in, int nout, rs_array *const *out);
 /* Address and strides of argument i where the op's code reaches it. */

@@ -8,6 +8,16 @@ static rs_status rs_event_check(rs_event *ev, const char *who) {
   return rs_handle_check(ev, RS_MAGIC_EVENT, who);
 }
 
+/* The native stream s stands for, for work with ev: NULL is the default stream of ev's
+ * context; another context's stream is refused as a pair that does not match (which of
+ * the two is the stranger, nobody can tell). */
+static rs_status rs_event_stream(rs_event *ev, rs_stream *s, void **native, const char *who) {
+  RS_TRY(rs_stream_resolve(NULL, s, native, who));
+  if (s && s->ctx != ev->ctx)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: the event and the stream belong to different contexts", who);
+  return RS_OK;
+}
+
 rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_create: out is NULL");
   *out = NULL;
@@ -36,7 +46,7 @@ rs_status rs_event_destroy(rs_event *ev) {
 rs_status rs_event_record(rs_event *ev, rs_stream *s) {
   RS_TRY(rs_event_check(ev, "rs_event_record"));
   void *native = NULL;
-  RS_TRY(rs_stream_resolve(ev->ctx, s, &native, "rs_event_record"));
+  RS_TRY(rs_event_stream(ev, s, &native, "rs_event_record"));
   return ev->ctx->vt->event_record(ev->ctx->be, ev->native, native);
 }
 
@@ -63,6 +73,6 @@ rs_status rs_event_elapsed_ms(rs_event *start, rs_event *end, float *ms) {
 rs_status rs_stream_wait_event(rs_stream *s, rs_event *ev) {
   RS_TRY(rs_event_check(ev, "rs_stream_wait_event"));
   void *native = NULL;
-  RS_TRY(rs_stream_resolve(ev->ctx, s, &native, "rs_stream_wait_event"));
+  RS_TRY(rs_event_stream(ev, s, &native, "rs_stream_wait_event"));
   return ev->ctx->vt->stream_wait_event(ev->ctx->be, native, ev->native);
 }

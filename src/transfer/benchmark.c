@@ -64,6 +64,13 @@ static void rs_stats_accumulate(rs_ledger_stats *sum, const rs_ledger_stats *s) 
   sum->wait_ms += s->wait_ms;
 }
 
+/* The user's function, with no earlier message left over: a failure of it that sets
+ * none is then reported by its status (rs_fail_prefix), not by a stale message. */
+static rs_status rs_bench_call(rs_bench_fn fn, void *ud) {
+  rs_clear_error();
+  return fn(ud);
+}
+
 /* One timed repeat. */
 static rs_status rs_bench_once(rs_context *ctx, rs_bench_fn fn, void *ud, void *native, void *ev0, void *ev1,
                                double *host_ms, double *device_ms, rs_ledger_stats *copies) {
@@ -71,7 +78,7 @@ static rs_status rs_bench_once(rs_context *ctx, rs_bench_fn fn, void *ud, void *
   RS_TRY(rs_ledger_begin(ctx));
   double t0 = rs_now_ms();
   rs_status st = vt->event_record(ctx->be, ev0, native);
-  if (st == RS_OK) st = fn(ud);
+  if (st == RS_OK) st = rs_bench_call(fn, ud);
   if (st == RS_OK) st = vt->event_record(ctx->be, ev1, native);
   if (st == RS_OK) st = vt->stream_synchronize(ctx->be, native);
   double t1 = rs_now_ms();
@@ -96,7 +103,7 @@ rs_status rs_benchmark(rs_context *ctx, const char *name, rs_bench_fn fn, void *
   void *native = NULL;
   RS_TRY(rs_stream_resolve(ctx, o.stream, &native, "rs_benchmark"));
   for (int i = 0; i < o.n_warmup; i++) {
-    rs_status st = fn(user_data);
+    rs_status st = rs_bench_call(fn, user_data);
     if (st == RS_OK) st = ctx->vt->stream_synchronize(ctx->be, native);
     if (st != RS_OK) return rs_fail_prefix(st, "rs_benchmark '%s' warm-up %d: ", name ? name : "", i);
   }
