@@ -23,6 +23,7 @@ function(rs_cuda_toolkit_usable out why)
     return()
   endif()
   set(${out} TRUE PARENT_SCOPE)
+  set(${why} "" PARENT_SCOPE)
 endfunction()
 
 # out: one machine code per major architecture the compiler supports (sm_X0, and the

@@ -28,8 +28,10 @@ cmake --build "$tmp/cmake-build" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log
 "$tmp/cmake-build/consumer"
 "$tmp/cmake-build/consumer_static"
 # the shared one really is the installed libresident.so
-ldd "$tmp/cmake-build/consumer" | grep -q "$prefix/.*libresident.so" ||
-  { echo "consumer does not load the installed libresident.so"; ldd "$tmp/cmake-build/consumer"; exit 1; }
+# (ldd's output kept first: grep -q leaving the pipe early would fail it under pipefail)
+libs=$(ldd "$tmp/cmake-build/consumer")
+grep -q "$prefix/.*libresident.so" <<<"$libs" ||
+  { echo "consumer does not load the installed libresident.so"; echo "$libs"; exit 1; }
 
 echo "== pkg-config"
 PKG_CONFIG_PATH="$(dirname "$pc")" make -s -C "$src/examples/consumer" CC="$cc" OUT="$tmp"
