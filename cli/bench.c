@@ -1,7 +1,7 @@
 /* resident bench: the seed workloads where the data is - host memory (C loops, NumPy's
  * role) and device memory - over sizes from 5 to 50 million elements; both times, the
  * speed-up, and the crossover size from which the device wins. A progress line runs on
- * standard error; --plot FILE draws the sweep as an SVG.
+ * standard error when it is a terminal; --plot FILE draws the sweep as an SVG.
  *
  * Each point is the median of repeated runs (after one warm-up run that pays for kernel
  * compilation and pool growth), timed by rs_benchmark with a synchronization at the end,
@@ -10,10 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli/bench_work.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/output.h"
+#include "cli/progress.h"
 
 #define MAX_SIZES 64
 #define RS_BENCH_MAX_SIZE 4000000000L /* elements */
@@ -26,6 +27,7 @@ typedef struct {
   double budget_ms; /* time per point, repeats adjusted to it */
   const char *plot;
   int host, device;
+  rs_cli_output out;
 } bench_opts;
 
 static void usage(FILE *f) {
@@ -42,7 +44,8 @@ static void usage(FILE *f) {
           "  --only P       host | device: one side only\n"
           "  --budget MS    about how long each point is timed (default 300)\n"
           "  --backend B    auto | cuda | sim (default auto: the GPU if one answers)\n"
-          "  --plot FILE    write the sweep as an SVG (one file per workload: FILE, FILE-scale.svg, ...)\n");
+          "  --plot FILE    write the sweep as an SVG (one file per workload: FILE, FILE-scale.svg, ...)\n"
+          "  --json[=FILE]  the results as JSON (docs/cli-json.md), on stdout or into FILE\n");
 }
 
 static int bad(const char *fmt, const char *v) {
@@ -54,12 +57,14 @@ static int bad(const char *fmt, const char *v) {
 }
 
 static int parse(bench_opts *o, int argc, char **argv) {
-  *o = (bench_opts){0, {0}, 0, RS_BACKEND_AUTO, 300, NULL, 1, 1};
+  *o = (bench_opts){0, {0}, 0, RS_BACKEND_AUTO, 300, NULL, 1, 1, {.command = "bench"}};
   long max = 50000000;
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     const char *v;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    if (rs_cli_json_option(&o->out, argv[i])) {
+      continue;
+    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
       return -1;
     } else if ((v = rs_opt_value(argc, argv, &i, "--workload", &missing))) {
@@ -119,14 +124,6 @@ static rs_status time_point(double *ms, int *ok, rs_context *ctx, const rs_bw_wo
   return st;
 }
 
-static void progress(int tty, int k, int total, const char *name, int64_t n, const char *where, double ms) {
-  if (tty)
-    fprintf(stderr, "\r  [%d/%d] %-9s %12lld elements  %-6s %10.3f ms   ", k, total, name, (long long)n, where, ms);
-  else
-    fprintf(stderr, "  [%d/%d] %s %lld elements %s %.3f ms\n", k, total, name, (long long)n, where, ms);
-  fflush(stderr);
-}
-
 static void plot_name(char *buf, size_t len, const char *plot, const char *workload, int first) {
   if (first) {
     snprintf(buf, len, "%s", plot);
@@ -137,63 +134,110 @@ static void plot_name(char *buf, size_t len, const char *plot, const char *workl
   snprintf(buf, len, "%.*s-%s.svg", stem, plot, workload);
 }
 
+/* One workload's sweep; a point not measured (--only, a failure) is null. */
+static void bench_json_workload(rs_json *j, const rs_bw_workload *w, int n, const double *xs, const double *host,
+                                const double *dev, const int *good, double crossover) {
+  rs_json_object(j, NULL);
+  rs_json_string(j, "name", w->name);
+  rs_json_string(j, "what", w->what);
+  rs_json_array(j, "points");
+  for (int i = 0; i < n; i++) {
+    rs_json_object(j, NULL);
+    rs_json_int(j, "elements", (long long)xs[i]);
+    rs_json_number(j, "host_ms", host[i] > 0 ? host[i] : NAN);
+    rs_json_number(j, "device_ms", dev[i] > 0 ? dev[i] : NAN);
+    rs_json_number(j, "speedup", host[i] > 0 && dev[i] > 0 ? host[i] / dev[i] : NAN);
+    rs_json_bool(j, "result_ok", good[i]);
+    rs_json_end(j);
+  }
+  rs_json_end(j);
+  if (crossover > 0)
+    rs_json_int(j, "crossover_elements", (long long)crossover);
+  else
+    rs_json_null(j, "crossover_elements");
+  rs_json_end(j);
+}
+
 int rs_cmd_bench(int argc, char **argv) {
   bench_opts o;
   int parsed = parse(&o, argc, argv);
   if (parsed) return parsed < 0 ? 0 : parsed;
+  /* output paths first: a sweep takes minutes, a typo in a folder name should not */
+  int bad = o.plot ? rs_cli_check_writable("bench", "the --plot file", o.plot) : 0;
+  if (!bad) bad = rs_cli_output_open(&o.out);
+  if (bad) return bad;
+  FILE *txt = o.out.text;
+  rs_json *j = o.out.json.f ? &o.out.json : NULL;
   rs_context *ctx = NULL;
   if (rs_context_create(&ctx, o.backend, 0) != RS_OK) {
     fprintf(stderr, "resident bench: no context: %s\n", rs_last_error());
+    rs_cli_output_close(&o.out);
     return 1;
   }
   rs_device_props props;
   if (rs_context_get_props(ctx, &props) != RS_OK) snprintf(props.name, sizeof props.name, "?");
   const char *bname = rs_backend_name(rs_context_backend(ctx));
-  int tty = isatty(2), code = 0, first_plot = 1;
+  int code = 0, first_plot = 1;
+  rs_progress prog;
+  rs_progress_begin(&prog);
   int w0 = o.workload < 0 ? 0 : o.workload, w1 = o.workload < 0 ? rs_bw_nworkloads : o.workload + 1;
-  printf("resident bench: host (this CPU, one thread) vs device (%s backend, %s)\n", bname, props.name);
+  fprintf(txt, "resident bench: host (this CPU, one thread) vs device (%s backend, %s)\n", bname, props.name);
   if (rs_context_backend(ctx) == RS_BACKEND_SIM)
-    printf("note: the simulator's \"device\" is this CPU too (its threads); run on a GPU for the real crossover\n");
+    fprintf(txt, "note: the simulator's \"device\" is this CPU too (its threads); run on a GPU for the real crossover\n");
+  if (j) {
+    rs_json_object(j, NULL);
+    rs_json_string(j, "schema", "resident.bench/1");
+    rs_json_string(j, "version", rs_version());
+    rs_json_string(j, "backend", bname);
+    rs_json_string(j, "device", props.name);
+    rs_json_number(j, "budget_ms", o.budget_ms);
+    rs_json_array(j, "workloads");
+  }
   for (int wi = w0; wi < w1; wi++) {
     const rs_bw_workload *w = &rs_bw_workloads[wi];
     double xs[MAX_SIZES], host[MAX_SIZES], dev[MAX_SIZES];
+    int good[MAX_SIZES];
     int total = o.nsizes * (o.host + o.device), k = 0;
-    printf("\n== %s: %s ==\n", w->name, w->what);
+    fprintf(txt, "\n== %s: %s ==\n", w->name, w->what);
     for (int i = 0; i < o.nsizes; i++) {
       int64_t n = o.sizes[i] / w->multiple * w->multiple;
       if (n < w->multiple) n = w->multiple;
       xs[i] = (double)n;
       host[i] = dev[i] = -1;
+      good[i] = 1;
       for (int side = 0; side < 2; side++) {
         if ((side == 0 && !o.host) || (side == 1 && !o.device)) continue;
         double ms = -1;
         int ok = 0;
         rs_status st = time_point(&ms, &ok, ctx, w, side ? RS_MEM_DEVICE : RS_MEM_HOST, n, o.budget_ms);
-        progress(tty, ++k, total, w->name, n, side ? "device" : "host", ms);
+        rs_progress_note(&prog, "[%d/%d] %s, %lld elements on the %s: %.3f ms", ++k, total, w->name, (long long)n,
+                         side ? "device" : "host", ms);
         if (st != RS_OK) {
-          if (tty) fprintf(stderr, "\n");
+          rs_progress_end(&prog);
           fprintf(stderr, "resident bench: %s, %lld elements on the %s: %s: %s\n", w->name, (long long)n,
                   side ? "device" : "host", rs_status_name(st), rs_last_error());
           code = 1;
           continue;
         }
         if (!ok) {
-          fprintf(stderr, "\nresident bench: %s, %lld elements on the %s: WRONG RESULT\n", w->name, (long long)n,
+          rs_progress_end(&prog);
+          fprintf(stderr, "resident bench: %s, %lld elements on the %s: WRONG RESULT\n", w->name, (long long)n,
                   side ? "device" : "host");
           code = 1;
+          good[i] = 0;
         }
         (side ? dev : host)[i] = ms;
       }
     }
-    if (tty) fprintf(stderr, "\r%70s\r", "");
-    printf("  %12s %13s %13s %10s\n", "elements", "host ms", "device ms", "speed-up");
+    rs_progress_end(&prog);
+    fprintf(txt, "  %12s %13s %13s %10s\n", "elements", "host ms", "device ms", "speed-up");
     double crossover = -1;
     for (int i = 0; i < o.nsizes; i++) {
-      printf("  %12.0f", xs[i]);
-      if (host[i] > 0) printf(" %13.4f", host[i]); else printf(" %13s", "-");
-      if (dev[i] > 0) printf(" %13.4f", dev[i]); else printf(" %13s", "-");
-      if (host[i] > 0 && dev[i] > 0) printf(" %9.2fx", host[i] / dev[i]);
-      printf("\n");
+      fprintf(txt, "  %12.0f", xs[i]);
+      if (host[i] > 0) fprintf(txt, " %13.4f", host[i]); else fprintf(txt, " %13s", "-");
+      if (dev[i] > 0) fprintf(txt, " %13.4f", dev[i]); else fprintf(txt, " %13s", "-");
+      if (host[i] > 0 && dev[i] > 0) fprintf(txt, " %9.2fx", host[i] / dev[i]);
+      fprintf(txt, "\n");
     }
     /* the smallest size from which the device stays ahead */
     for (int i = o.nsizes - 1; i >= 0; i--) {
@@ -202,10 +246,11 @@ int rs_cmd_bench(int argc, char **argv) {
     }
     if (o.host && o.device) {
       if (crossover > 0)
-        printf("  crossover: the device is faster from %.0f elements on\n", crossover);
+        fprintf(txt, "  crossover: the device is faster from %.0f elements on\n", crossover);
       else
-        printf("  crossover: the device is not faster at the largest size measured\n");
+        fprintf(txt, "  crossover: the device is not faster at the largest size measured\n");
     }
+    if (j) bench_json_workload(j, w, o.nsizes, xs, host, dev, good, crossover);
     if (o.plot) {
       char path[1100], title[400];
       plot_name(path, sizeof path, o.plot, w->name, first_plot);
@@ -217,10 +262,11 @@ int rs_cmd_bench(int argc, char **argv) {
         fprintf(stderr, "resident bench: cannot write the plot %s\n", path);
         code = 1;
       } else {
-        printf("  plot: %s\n", path);
+        fprintf(txt, "  plot: %s\n", path);
       }
     }
   }
   rs_context_destroy(ctx);
+  if (rs_cli_output_close(&o.out)) code = 1;
   return code;
 }

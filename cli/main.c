@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
-#include "resident/version.h"
+#include "resident.h"
 
 static const struct {
   const char *name;
@@ -35,6 +35,12 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
     /* The running library's version (rs_version), not the headers' it was built with. */
     printf("resident %s\n", rs_version());
+    const rs_backend_kind kinds[] = {RS_BACKEND_CUDA, RS_BACKEND_SIM};
+    for (int k = 0; k < 2; k++) {
+      char text[160];
+      if (rs_backend_version(kinds[k], text, sizeof text) != RS_OK) snprintf(text, sizeof text, "not built in");
+      printf("%s backend: %s\n", rs_backend_name(kinds[k]), text);
+    }
     return 0;
   }
   for (size_t i = 0; i < sizeof rs_commands / sizeof rs_commands[0]; i++)

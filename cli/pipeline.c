@@ -9,9 +9,12 @@
 #include <string.h>
 #include <time.h>
 #include "cli/commands.h"
+#include "cli/ledger_json.h"
 #include "cli/measure.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/pipeline_kernel.h"
+#include "cli/progress.h"
 #include "resident.h"
 
 #define RS_PIPE_A 1.0001
@@ -26,6 +29,7 @@ typedef struct {
   rs_backend_kind backend;
   double bandwidth; /* GB/s; < 0 = measure */
   long show;        /* operations shown before eliding */
+  rs_cli_output out;
 } rs_pipe_opts;
 
 static void rs_pipe_usage(FILE *f) {
@@ -42,7 +46,9 @@ static void rs_pipe_usage(FILE *f) {
           "  --host H           pageable | pinned host memory (default pageable)\n"
           "  --backend B        auto | cuda | sim (default auto: the GPU if one answers)\n"
           "  --bandwidth X      GB/s for the PCIe estimate, or 'measure' (default 12, a teaching figure)\n"
-          "  --show N           operations listed before the list is shortened (default 40)\n");
+          "  --show N           operations listed before the list is shortened (default 40)\n"
+          "  --json[=FILE]      every ledger entry and the summary as JSON (docs/cli-json.md), on\n"
+          "                     stdout or into FILE\n");
 }
 
 static int rs_pipe_bad(const char *fmt, const char *value) {
@@ -55,11 +61,13 @@ static int rs_pipe_bad(const char *fmt, const char *value) {
 
 /* 0 on success, else the exit status. */
 static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
-  *o = (rs_pipe_opts){3, 100000000, RS_FLOAT32, 1, 1, 0, RS_BACKEND_AUTO, RS_DEFAULT_PCIE_GBS, 40};
+  *o = (rs_pipe_opts){3, 100000000, RS_FLOAT32, 1, 1, 0, RS_BACKEND_AUTO, RS_DEFAULT_PCIE_GBS, 40, {.command = "pipeline"}};
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     const char *v;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    if (rs_cli_json_option(&o->out, argv[i])) {
+      continue;
+    } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       rs_pipe_usage(stdout);
       return -1;
     } else if ((v = rs_opt_value(argc, argv, &i, "--kernels", &missing))) {
@@ -133,32 +141,32 @@ static double rs_pipe_check(const rs_array *a, long kernels) {
   return worst;
 }
 
-static void rs_pipe_print_sequence(rs_context *ctx, long show) {
+static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show) {
   int64_t count = 0, dropped = 0;
   if (rs_ledger_count(ctx, &count, &dropped) != RS_OK) return;
-  printf("  %5s  %-6s %-4s %-9s %12s %11s %11s  %s\n", "#", "op", "dir", "kind", "bytes", "device ms", "host ms",
+  fprintf(out, "  %5s  %-6s %-4s %-9s %12s %11s %11s  %s\n", "#", "op", "dir", "kind", "bytes", "device ms", "host ms",
          "cause");
   for (int64_t i = 0; i < count; i++) {
     if (count > show && i == show / 2) {
-      printf("  %5s  ... %lld more operations ...\n", "", (long long)(count - show));
+      fprintf(out, "  %5s  ... %lld more operations ...\n", "", (long long)(count - show));
       i = count - show / 2;
     }
     rs_ledger_entry e;
     if (rs_ledger_entry_at(ctx, i, &e) != RS_OK) return;
     const char *op = e.kind == RS_ENTRY_COPY ? "copy" : e.kind == RS_ENTRY_KERNEL ? "kernel" : "wait";
-    printf("  %5lld  %-6s %-4s %-9s", (long long)(dropped + i + 1), op,
+    fprintf(out, "  %5lld  %-6s %-4s %-9s", (long long)(dropped + i + 1), op,
            e.kind == RS_ENTRY_COPY ? rs_direction_name(e.dir) : "", e.kind == RS_ENTRY_COPY ? (e.implicit ? "implicit" : "explicit") : "");
     if (e.kind == RS_ENTRY_COPY)
-      printf(" %12zu", e.bytes);
+      fprintf(out, " %12zu", e.bytes);
     else
-      printf(" %12s", "");
+      fprintf(out, " %12s", "");
     if (e.device_ms >= 0)
-      printf(" %11.3f", e.device_ms);
+      fprintf(out, " %11.3f", e.device_ms);
     else
-      printf(" %11s", "-");
-    printf(" %11.3f  %s", e.host_ms, e.cause);
-    if (e.arg >= 0) printf(" (argument %d)", e.arg);
-    printf("\n");
+      fprintf(out, " %11s", "-");
+    fprintf(out, " %11.3f  %s", e.host_ms, e.cause);
+    if (e.arg >= 0) fprintf(out, " (argument %d)", e.arg);
+    fprintf(out, "\n");
   }
 }
 
@@ -170,23 +178,31 @@ typedef struct {
 
 /* One run of a style. The ledger is reset so it holds exactly this run. */
 static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, const rs_pipe_kernel *pk, rs_array *host,
-                             const rs_pipe_opts *o, int implicit) {
+                             const rs_pipe_opts *o, int implicit, rs_progress *prog) {
   rs_pipe_fill(host);
   rs_status st = rs_ledger_reset(ctx);
   if (st != RS_OK) return st;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (implicit) {
-    for (long k = 0; st == RS_OK && k < o->kernels; k++) st = rs_pipe_kernel_launch(pk, host, RS_PIPE_A, RS_PIPE_C);
+    for (long k = 0; st == RS_OK && k < o->kernels; k++) {
+      if (prog) rs_progress_note(prog, "implicit: kernel %ld of %ld", k + 1, o->kernels);
+      st = rs_pipe_kernel_launch(pk, host, RS_PIPE_A, RS_PIPE_C);
+    }
   } else {
     rs_array *dev = NULL;
     st = rs_to_device(&dev, host, 0, NULL);
-    for (long k = 0; st == RS_OK && k < o->kernels; k++) st = rs_pipe_kernel_launch(pk, dev, RS_PIPE_A, RS_PIPE_C);
+    for (long k = 0; st == RS_OK && k < o->kernels; k++) {
+      if (prog) rs_progress_note(prog, "explicit: kernel %ld of %ld", k + 1, o->kernels);
+      st = rs_pipe_kernel_launch(pk, dev, RS_PIPE_A, RS_PIPE_C);
+    }
+    if (prog) rs_progress_note(prog, "explicit: waiting for the device and the copy back");
     if (st == RS_OK) st = rs_copy_to_host_into(host, dev, NULL);
     if (st == RS_OK) st = rs_stream_synchronize(rs_stream_legacy(ctx));
     rs_array_release(dev);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (prog) rs_progress_note(prog, "%s: checking the result", implicit ? "implicit" : "explicit");
   if (st != RS_OK) return st;
   r->wall_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
   st = rs_ledger_get_stats(ctx, &r->stats);
@@ -199,59 +215,125 @@ static int rs_pipe_fail(const char *what) {
   return 1;
 }
 
+/* The closing lines of a run of both styles. Explicit is usually the faster, but not
+ * always (a tiny array, or the simulator, where a "copy" costs what a kernel does): the
+ * wording follows the numbers. */
+static void rs_pipe_print_summary(FILE *out, const rs_pipe_result res[2]) {
+  static const char *names[2] = {"implicit", "explicit"};
+  fprintf(out, "\n== summary ==\n");
+  for (int m = 0; m < 2; m++)
+    fprintf(out, "  %-9s %4lld copies %10.1f MB moved %10.3f ms wall\n", names[m],
+            (long long)rs_ledger_copies(&res[m].stats, -1), (double)rs_ledger_bytes(&res[m].stats, -1) / 1e6,
+            res[m].wall_ms);
+  long long saved = (long long)(rs_ledger_copies(&res[0].stats, -1) - rs_ledger_copies(&res[1].stats, -1));
+  double imp = res[0].wall_ms, exp_ = res[1].wall_ms;
+  fprintf(out, "  keeping the data on the device made %lld fewer cop%s", saved, saved == 1 ? "y" : "ies");
+  if (exp_ <= imp)
+    fprintf(out, " and took %.1f%% less time (%.2fx faster)\n", 100.0 * (1.0 - exp_ / imp), exp_ > 0 ? imp / exp_ : 0.0);
+  else
+    fprintf(out, ", but took %.1f%% MORE time here (%.2fx slower): the copies were not what cost the time\n",
+            100.0 * (exp_ / imp - 1.0), imp > 0 ? exp_ / imp : 0.0);
+}
+
+static void rs_pipe_json_summary(rs_json *j, const rs_pipe_result res[2]) {
+  static const char *names[2] = {"implicit", "explicit"};
+  rs_json_object(j, "summary");
+  for (int m = 0; m < 2; m++) {
+    rs_json_object(j, names[m]);
+    rs_json_int(j, "copies", rs_ledger_copies(&res[m].stats, -1));
+    rs_json_int(j, "bytes", rs_ledger_bytes(&res[m].stats, -1));
+    rs_json_number(j, "wall_ms", res[m].wall_ms);
+    rs_json_end(j);
+  }
+  rs_json_int(j, "copies_saved", rs_ledger_copies(&res[0].stats, -1) - rs_ledger_copies(&res[1].stats, -1));
+  rs_json_number(j, "speedup", res[1].wall_ms > 0 ? res[0].wall_ms / res[1].wall_ms : NAN);
+  rs_json_bool(j, "explicit_faster", res[1].wall_ms < res[0].wall_ms);
+  rs_json_end(j);
+}
+
 int rs_cmd_pipeline(int argc, char **argv) {
   rs_pipe_opts o;
   int parsed = rs_pipe_parse(&o, argc, argv);
   if (parsed) return parsed < 0 ? 0 : parsed;
+  int bad = rs_cli_output_open(&o.out);
+  if (bad) return bad;
+  FILE *out = o.out.text;
+  rs_json *j = o.out.json.f ? &o.out.json : NULL;
   rs_context *ctx = NULL;
-  if (rs_context_create(&ctx, o.backend, 0) != RS_OK) return rs_pipe_fail("no context");
+  if (rs_context_create(&ctx, o.backend, 0) != RS_OK) {
+    rs_pipe_fail("no context");
+    rs_cli_output_close(&o.out);
+    return 1;
+  }
   rs_ledger_set_timing(ctx, RS_TIME_ALL); /* the split into copies and kernels needs both timed */
   size_t item = rs_dtype_size(o.dtype);
   int64_t n = (int64_t)(o.bytes / item);
   int exit_code = 0;
   rs_device_props props;
+  rs_array *host = NULL;
+  rs_pipe_kernel pk = {0};
+  rs_progress prog;
+  rs_progress_begin(&prog);
   if (n == 0) {
     fprintf(stderr, "resident pipeline: --size %zu bytes holds no %s element\n", o.bytes, rs_dtype_name(o.dtype));
-    rs_context_destroy(ctx);
-    return 2;
+    exit_code = 2;
+    goto done;
   }
   if (rs_context_get_props(ctx, &props) == RS_OK && (size_t)n * item > props.free_memory) {
     fprintf(stderr, "resident pipeline: --size %zu bytes does not fit in device memory (%zu bytes free on %s)\n",
             (size_t)n * item, props.free_memory, props.name);
-    rs_context_destroy(ctx);
-    return 2;
+    exit_code = 2;
+    goto done;
   }
-  rs_array *host = NULL;
-  rs_pipe_kernel pk = {0};
   rs_status st = o.pinned ? rs_pinned_array(&host, ctx, 1, &n, o.dtype, NULL, RS_ORDER_C, 0)
                           : rs_host_array(&host, ctx, 1, &n, o.dtype, NULL, RS_ORDER_C);
   if (st != RS_OK) {
     exit_code = rs_pipe_fail("host array");
-    rs_context_destroy(ctx);
-    return exit_code;
+    goto done;
   }
   if (o.bandwidth < 0) {
     double up = 0, down = 0;
     size_t probe = o.bytes < ((size_t)64 << 20) ? o.bytes : ((size_t)64 << 20);
+    rs_progress_note(&prog, "measuring the bandwidth");
     if (rs_measure_bandwidth(&up, ctx, o.pinned ? RS_BW_H2D_PINNED : RS_BW_H2D_PAGEABLE, probe, 5) != RS_OK ||
         rs_measure_bandwidth(&down, ctx, o.pinned ? RS_BW_D2H_PINNED : RS_BW_D2H_PAGEABLE, probe, 5) != RS_OK) {
+      rs_progress_end(&prog);
       exit_code = rs_pipe_fail("bandwidth measurement");
       goto done;
     }
     o.bandwidth = 0.5 * (up + down);
   }
-  printf("resident pipeline: %ld kernel%s a[i] = a[i] * 1.0001 + 1 over %lld %s (%.1f MB), %s host memory\n",
-         o.kernels, o.kernels == 1 ? "" : "s", (long long)n, rs_dtype_name(o.dtype), (double)n * item / 1e6,
-         o.pinned ? "pinned" : "pageable");
-  printf("backend: %s (%s)\n", rs_backend_name(rs_context_backend(ctx)), props.name);
+  const char *bname = rs_backend_name(rs_context_backend(ctx));
+  fprintf(out, "resident pipeline: %ld kernel%s a[i] = a[i] * 1.0001 + 1 over %lld %s (%.1f MB), %s host memory\n",
+          o.kernels, o.kernels == 1 ? "" : "s", (long long)n, rs_dtype_name(o.dtype), (double)n * item / 1e6,
+          o.pinned ? "pinned" : "pageable");
+  fprintf(out, "backend: %s (%s)\n", bname, props.name);
+  if (j) {
+    rs_json_object(j, NULL);
+    rs_json_string(j, "schema", "resident.pipeline/1");
+    rs_json_string(j, "version", rs_version());
+    rs_json_string(j, "backend", bname);
+    rs_json_string(j, "device", props.name);
+    rs_json_int(j, "kernels", o.kernels);
+    rs_json_int(j, "elements", n);
+    rs_json_string(j, "dtype", rs_dtype_name(o.dtype));
+    rs_json_int(j, "array_bytes", (long long)((size_t)n * item));
+    rs_json_string(j, "host_memory", o.pinned ? "pinned" : "pageable");
+    rs_json_number(j, "bandwidth_gbs", o.bandwidth);
+    rs_json_array(j, "runs");
+  }
   /* Compiled (or read from the kernel cache) once, before anything is timed; then a
    * warm-up, not shown: first-launch and first-allocation costs are not the pipeline's. */
+  rs_progress_note(&prog, "compiling the kernel");
   if (rs_pipe_kernel_create(&pk, ctx, o.dtype) != RS_OK) {
+    rs_progress_end(&prog);
     exit_code = rs_pipe_fail("the pipeline's kernel");
     goto done;
   }
   rs_pipe_result warm, res[2];
-  if (rs_pipe_run(&warm, ctx, &pk, host, &(rs_pipe_opts){.kernels = 1}, 0) != RS_OK) {
+  rs_progress_note(&prog, "warm-up");
+  if (rs_pipe_run(&warm, ctx, &pk, host, &(rs_pipe_opts){.kernels = 1}, 0, NULL) != RS_OK) {
+    rs_progress_end(&prog);
     exit_code = rs_pipe_fail("warm-up");
     goto done;
   }
@@ -259,33 +341,46 @@ int rs_cmd_pipeline(int argc, char **argv) {
   const char *names[2] = {"implicit", "explicit"};
   for (int m = 0; m < 2; m++) {
     if (!modes[m]) continue;
-    printf("\n== %s: %s ==\n", names[m],
-           m == 0 ? "the host array is passed to every launch" : "to_device once, launches on the device array, copy_to_host once");
-    if (rs_pipe_run(&res[m], ctx, &pk, host, &o, m == 0) != RS_OK) {
+    fprintf(out, "\n== %s: %s ==\n", names[m],
+            m == 0 ? "the host array is passed to every launch" : "to_device once, launches on the device array, copy_to_host once");
+    if (rs_pipe_run(&res[m], ctx, &pk, host, &o, m == 0, &prog) != RS_OK) {
+      rs_progress_end(&prog);
       exit_code = rs_pipe_fail(names[m]);
       goto done;
     }
-    rs_pipe_print_sequence(ctx, o.show);
-    printf("\n");
-    rs_ledger_print(&res[m].stats, res[m].wall_ms, o.bandwidth, stdout);
+    rs_progress_end(&prog);
+    rs_pipe_print_sequence(out, ctx, o.show);
+    fprintf(out, "\n");
+    rs_ledger_print(&res[m].stats, res[m].wall_ms, o.bandwidth, out);
     double tol = (o.dtype == RS_FLOAT32 ? 2e-7 : 1e-15) * (double)(o.kernels + 1) * 4;
     int ok = res[m].error <= tol;
-    printf("  result vs CPU loop: %s (worst relative error %.3g, tolerance %.3g)\n", ok ? "OK" : "WRONG",
-           res[m].error, tol);
+    fprintf(out, "  result vs CPU loop: %s (worst relative error %.3g, tolerance %.3g)\n", ok ? "OK" : "WRONG",
+            res[m].error, tol);
     if (!ok) exit_code = 1;
+    if (j) {
+      rs_json_object(j, NULL);
+      rs_json_string(j, "mode", names[m]);
+      rs_json_number(j, "wall_ms", res[m].wall_ms);
+      rs_json_bool(j, "result_ok", ok);
+      rs_json_number(j, "max_relative_error", res[m].error);
+      rs_json_number(j, "tolerance", tol);
+      rs_json_ledger_stats(j, &res[m].stats);
+      if (rs_json_ledger_entries(j, ctx) != RS_OK) exit_code = rs_pipe_fail("ledger entries");
+      rs_json_end(j);
+    }
   }
+  if (j) rs_json_end(j); /* runs */
   if (o.implicit && o.explicit_) {
-    printf("\n== summary ==\n");
-    for (int m = 0; m < 2; m++)
-      printf("  %-9s %4lld copies %10.1f MB moved %10.3f ms wall\n", names[m], (long long)rs_ledger_copies(&res[m].stats, -1),
-             (double)rs_ledger_bytes(&res[m].stats, -1) / 1e6, res[m].wall_ms);
-    printf("  keeping the data on the device saved %lld copies and %.1f%% of the time\n",
-           (long long)(rs_ledger_copies(&res[0].stats, -1) - rs_ledger_copies(&res[1].stats, -1)),
-           100.0 * (1.0 - res[1].wall_ms / res[0].wall_ms));
+    rs_pipe_print_summary(out, res);
+    if (j) rs_pipe_json_summary(j, res);
+  } else if (j) {
+    rs_json_null(j, "summary");
   }
 done:
+  rs_progress_end(&prog);
   rs_pipe_kernel_destroy(&pk);
   rs_array_release(host);
   rs_context_destroy(ctx);
+  if (rs_cli_output_close(&o.out) && exit_code == 0) exit_code = 1;
   return exit_code;
 }

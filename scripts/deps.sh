@@ -10,7 +10,7 @@ need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
-command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-pip)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv)
 if command -v cmake >/dev/null 2>&1; then
   ver=$(cmake --version | head -1 | awk '{print $3}')
   if [ "$(printf '%s\n3.24\n' "$ver" | sort -V | head -1)" != "3.24" ]; then need_apt+=(cmake); fi

@@ -5,7 +5,7 @@
 #   of the kernel-heavy ones -> bench/transfer -> summary.
 # Logs go to ${OUT:-/tmp/out}. Exit status is non-zero if any step failed; the summary is
 # printed whatever happens, since a half-finished run is still worth reading.
-# Knobs: BUILD_DIR (build-gpu), JOBS (all cores), SANITIZER_JOBS (4 binaries at a time, more can run the card out of memory;
+# Knobs: CUDA_ARCHS (native; 'default' = every architecture), BUILD_DIR (build-gpu), JOBS (all cores), SANITIZER_JOBS (4 binaries at a time, more can run the card out of memory;
 # MEMCHECK_JOBS is the older name), SANITIZER_TIMEOUT (300 s per binary and tool;
 # MEMCHECK_TIMEOUT is the older name), SANITIZER_TESTS (the binaries memcheck and initcheck
 # run; default every test), SANITIZER_KERNEL_TESTS (those racecheck and synccheck run),
@@ -58,6 +58,12 @@ trap 'print_summary; rm -rf "$RC_DIR"' EXIT
 
 # ---- configure and build -------------------------------------------------------------
 cmake_args=(-S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON)
+# The library's kernels for the GPU here only (a fast build); CUDA_ARCHS=default builds the
+# full list an install gets, CUDA_ARCHS=90 (any CMake list) what it names.
+case "${CUDA_ARCHS:-native}" in
+  default) ;;
+  *) cmake_args+=(-DRESIDENT_CUDA_ARCHITECTURES="${CUDA_ARCHS:-native}") ;;
+esac
 # The device machine's compiler may differ from CI's; NO_WERROR=1 lets a run there report a
 # warning only that compiler raises instead of stopping (CI keeps every warning an error).
 [ "${NO_WERROR:-0}" = 1 ] && cmake_args+=(-DRESIDENT_WERROR=OFF)

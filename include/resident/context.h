@@ -45,6 +45,13 @@ typedef struct rs_device_props {
 /* "auto", "cuda" or "sim". Thread-safe. */
 RS_API const char *rs_backend_name(rs_backend_kind kind);
 
+/* What a backend runs on, as text into buf (len bytes, always terminated): for cuda the
+ * CUDA runtime's version, the one the library was built against and the driver's
+ * ("CUDA runtime 13.0 (built with 13.0), driver 13.0"; "driver: none" without one); for
+ * sim "built into the library". RS_ERR_NO_DEVICE if the backend is not built into this
+ * library, RS_ERR_INVALID_ARGUMENT for AUTO or a bad kind. Thread-safe. */
+RS_API rs_status rs_backend_version(rs_backend_kind kind, char *buf, size_t len);
+
 /* Parse "auto", "cuda" or "sim". RS_ERR_PARSE otherwise. Thread-safe. */
 RS_API rs_status rs_backend_from_name(const char *name, rs_backend_kind *out);
 

@@ -24,6 +24,7 @@
 #include "resident/stream.h"
 
 #ifdef __cplusplus
+#include <initializer_list>
 extern "C" {
 #endif
 
@@ -276,8 +277,21 @@ RS_API rs_arg rs_arg_scalar(rs_dtype dtype, const void *value);
 
 /* The count and the array of an argument list, for rs_kernel_launch's last two
  * parameters: rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(x), rs_arg_i32(n))). */
+#ifdef __cplusplus
+/* C++ has no compound literals: the array of an initializer_list lives to the end of the
+ * full expression, which is the launch call. The count is an unevaluated sizeof, so each
+ * argument is evaluated once, as in C. */
+extern "C++" {
+namespace rs_detail {
+template <class... T> char (&rs_args_count(const T &...))[sizeof...(T)];
+}
+}
+#define RS_ARGS(...) \
+  (int)sizeof(::rs_detail::rs_args_count(__VA_ARGS__)), std::initializer_list<rs_arg>{__VA_ARGS__}.begin()
+#else
 #define RS_ARGS(...) \
   (int)(sizeof((rs_arg[]){__VA_ARGS__}) / sizeof(rs_arg)), (const rs_arg[]){__VA_ARGS__}
+#endif
 
 /* ---- launching ------------------------------------------------------------------------ */
 

@@ -53,6 +53,8 @@ typedef struct rs_backend_vtable {
   rs_status (*device_count)(int *out);                        /* 0 and RS_OK without GPU/driver */
   /* cfg: the settings a context on it would have (the simulator's memory and threads) */
   rs_status (*device_props)(int device, const rs_config *cfg, rs_device_props *out);
+  /* what the backend runs on, for rs_backend_version; NULL: nothing beyond the library */
+  rs_status (*version)(char *buf, size_t len);
 
   /* per-context state */
   rs_status (*open)(rs_backend **out, int device, const rs_config *cfg);

@@ -1,4 +1,5 @@
 /* Contexts: backend selection, device queries, lifetime and live counts. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/backend.h"
@@ -46,6 +47,22 @@ static rs_status rs_backend_checked(const rs_backend_vtable **vt, rs_backend_kin
     return rs_fail(RS_ERR_NO_DEVICE, "%s: the %s backend is not built into this library", who,
                    rs_backend_name(*kind));
   return RS_OK;
+}
+
+rs_status rs_backend_version(rs_backend_kind kind, char *buf, size_t len) {
+  if (!buf || len == 0) return rs_fail(RS_ERR_NULL_POINTER, "rs_backend_version: buf is NULL or empty");
+  buf[0] = '\0';
+  if (kind != RS_BACKEND_CUDA && kind != RS_BACKEND_SIM)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_backend_version: backend value %d is not cuda or sim", (int)kind);
+  const rs_backend_desc *desc = rs_backend_get(kind);
+  if (!desc || !desc->runtime)
+    return rs_fail(RS_ERR_NO_DEVICE, "rs_backend_version: the %s backend is not built into this library",
+                   rs_backend_name(kind));
+  if (!desc->runtime->version) {
+    snprintf(buf, len, "built into the library");
+    return RS_OK;
+  }
+  return desc->runtime->version(buf, len);
 }
 
 rs_status rs_device_count(rs_backend_kind kind, int *out) {

@@ -18,6 +18,7 @@ static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
    * mode, broken driver) fail at open, not at the first allocation. */
   RS_CUDA_CALL(cudaSetDevice(device), "open: cudaSetDevice(%d)", device);
   RS_CUDA_CALL(cudaFree(NULL), "open: cudaFree(NULL) creating the context on device %d", device);
+  RS_TRY(rs_cuda_check_arch(device));
   int sms = 0;
   RS_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
                "open: cudaDeviceGetAttribute(multiprocessor count, device %d)", device);
@@ -57,6 +58,7 @@ const rs_backend_vtable rs_cuda_vtable = {
     .kind = RS_BACKEND_CUDA,
     .device_count = rs_cuda_device_count,
     .device_props = rs_cuda_device_props,
+    .version = rs_cuda_version,
     .open = cuda_open,
     .close = cuda_close,
     .mem_info = cuda_mem_info,

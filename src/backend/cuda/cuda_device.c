@@ -119,3 +119,16 @@ rs_status rs_cuda_device_props(int device, const rs_config *cfg, rs_device_props
   *out = p;
   return RS_OK;
 }
+
+/* CUDA encodes versions as 1000 * major + 10 * minor. */
+rs_status rs_cuda_version(char *buf, size_t len) {
+  int runtime = 0, driver = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0; /* 0 as well without a driver */
+  (void)cudaGetLastError();
+  char drv[32] = "driver: none";
+  if (driver > 0) snprintf(drv, sizeof drv, "driver %d.%d", driver / 1000, driver % 1000 / 10);
+  snprintf(buf, len, "CUDA runtime %d.%d (built with %d.%d), %s", runtime / 1000, runtime % 1000 / 10,
+           CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, drv);
+  return RS_OK;
+}

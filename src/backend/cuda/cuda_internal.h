@@ -36,9 +36,14 @@ extern const rs_backend_vtable rs_cuda_vtable;
 extern const rs_kernel_table rs_cuda_kernels;
 extern const rs_ops_table rs_cuda_ops;
 
+/* RS_ERR_UNSUPPORTED with a message when the library's kernels have no image the
+ * device can run (built for newer architectures only); call with the device current. */
+rs_status rs_cuda_check_arch(int device);
+
 /* The vtable's entries, one file per concern. */
 rs_status rs_cuda_device_count(int *out);
 rs_status rs_cuda_device_props(int device, const rs_config *cfg, rs_device_props *out);
+rs_status rs_cuda_version(char *buf, size_t len);
 
 rs_status rs_cuda_device_alloc(rs_backend *b, size_t bytes, void **out);
 rs_status rs_cuda_device_free(rs_backend *b, void *ptr);
