@@ -29,6 +29,18 @@ rs_status rs_handle_check(const void *object, uint32_t magic, const char *who) {
                  noun[0] == 'a' || noun[0] == 'e' ? "an" : "a", noun);
 }
 
+rs_status rs_handle_claim(void *object, uint32_t magic, const char *who) {
+  RS_TRY(rs_handle_check(object, magic, who));
+  uint32_t expected = magic;
+  if (atomic_compare_exchange_strong(&((rs_handle_header *)object)->magic, &expected, RS_MAGIC_DEAD))
+    return RS_OK;
+  return rs_handle_check(object, magic, who); /* another thread got there first */
+}
+
+void rs_handle_unclaim(void *object, uint32_t magic) {
+  atomic_store(&((rs_handle_header *)object)->magic, magic);
+}
+
 void rs_slab_init(rs_slab *slab, size_t object_size) {
   memset(slab, 0, sizeof *slab);
   pthread_mutex_init(&slab->lock, NULL);

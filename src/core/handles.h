@@ -55,4 +55,10 @@ static inline uint32_t rs_handle_magic(const void *object) {
  * RS_ERR_INVALID_ARGUMENT when it is another kind of handle; the message names `who`. */
 rs_status rs_handle_check(const void *object, uint32_t magic, const char *who);
 
+/* The check of a destroy: checks the handle and marks it dead in one atomic step, so of
+ * two threads destroying one handle exactly one goes on (the other gets the dead
+ * status). If the destroy then fails, rs_handle_unclaim makes the handle live again. */
+rs_status rs_handle_claim(void *object, uint32_t magic, const char *who);
+void rs_handle_unclaim(void *object, uint32_t magic);
+
 #endif
