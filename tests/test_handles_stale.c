@@ -1,5 +1,7 @@
 /* Issue 11 item 11: handles that are gone stay detectably gone. Two threads releasing
- * (destroying) one handle: exactly one succeeds. */
+ * (destroying) one handle: exactly one succeeds. A handle whose slot was reused by a new
+ * object is stale, not the new object. A handle used after its context was destroyed is
+ * refused, not a use after free. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -80,8 +82,100 @@ static void test_destroy_race(rs_context *ctx) {
   }
 }
 
+/* Release an array, then make new arrays until one takes its slot's memory: the old
+ * handle still reads as released and never reaches the new array. */
+static void test_stale_handle_after_reuse(rs_context *ctx) {
+  const int64_t shape[1] = {4};
+  rs_array *old = NULL;
+  CHECK_OK(rs_host_array(&old, ctx, 1, shape, RS_FLOAT32, NULL, RS_ORDER_C));
+  CHECK_OK(rs_array_release(old));
+  enum { N = 8 };
+  rs_array *fresh[N] = {0};
+  int same_address = 0;
+  for (int i = 0; i < N; i++) {
+    CHECK_OK(rs_host_array(&fresh[i], ctx, 2, (const int64_t[]){3, 5}, RS_INT16, NULL, RS_ORDER_C));
+    same_address += fresh[i] == old;
+  }
+  /* The stale handle: released, and it does not see the new arrays' layout. */
+  CHECK(rs_array_ndim(old) == 0 && rs_array_shape(old) == NULL);
+  CHECK_STATUS(rs_array_retain(old), RS_ERR_RELEASED);
+  CHECK_STATUS(rs_array_release(old), RS_ERR_RELEASED);
+  rs_array *v = NULL;
+  CHECK_STATUS(rs_array_transpose(&v, old), RS_ERR_RELEASED);
+  /* ...and the new arrays were not touched by it. */
+  for (int i = 0; i < N; i++) {
+    CHECK(rs_array_ndim(fresh[i]) == 2);
+    CHECK_OK(rs_array_release(fresh[i]));
+  }
+  CHECK_MSG(same_address == 0, "a new array was handed out at a released handle's address");
+}
+
+/* The same for streams and events, and a stale handle in a destroy race. */
+static void test_stale_stream_and_event(rs_context *ctx) {
+  rs_stream *s = NULL, *s2 = NULL;
+  rs_event *e = NULL, *e2 = NULL;
+  CHECK_OK(rs_stream_create(&s, ctx, 0));
+  CHECK_OK(rs_event_create(&e, ctx, 0));
+  CHECK_OK(rs_stream_destroy(s));
+  CHECK_OK(rs_event_destroy(e));
+  CHECK_OK(rs_stream_create(&s2, ctx, 0));
+  CHECK_OK(rs_event_create(&e2, ctx, 0));
+  CHECK(s2 != s && e2 != e);
+  CHECK_STATUS(rs_stream_synchronize(s), RS_ERR_DESTROYED);
+  CHECK_STATUS(rs_event_record(e, s2), RS_ERR_DESTROYED);
+  CHECK_STATUS(rs_stream_destroy(s), RS_ERR_DESTROYED);
+  CHECK_STATUS(rs_event_destroy(e), RS_ERR_DESTROYED);
+  CHECK_OK(rs_event_record(e2, s2)); /* the new ones are untouched */
+  CHECK_OK(rs_stream_synchronize(s2));
+  CHECK_OK(rs_event_destroy(e2));
+  CHECK_OK(rs_stream_destroy(s2));
+}
+
+/* Handles of a destroyed context: refused with a message, also once a new context has
+ * taken the memory of their slots. */
+static void test_handles_after_context_destroy(rs_context *ctx) {
+  rs_context *c = NULL;
+  CHECK_OK(rs_context_create(&c, rs_context_backend(ctx), rs_context_device(ctx)));
+  const int64_t shape[1] = {16};
+  rs_array *a = NULL, *h = NULL;
+  rs_stream *s = NULL;
+  rs_event *e = NULL;
+  rs_status st = rs_device_array(&a, c, 1, shape, RS_FLOAT32, NULL, RS_ORDER_C);
+  if (st == RS_OK) st = rs_host_array(&h, c, 1, shape, RS_FLOAT64, NULL, RS_ORDER_C);
+  if (st == RS_OK) st = rs_stream_create(&s, c, 0);
+  if (st == RS_OK) st = rs_event_create(&e, c, 0);
+  CHECK_OK(rs_context_destroy(c)); /* with everything still alive: freed by the destroy */
+  CHECK_OK(st);
+  for (int round = 0; round < 2; round++) {
+    CHECK_STATUS(rs_array_release(a), RS_ERR_RELEASED);
+    CHECK_ERRMSG("context", "released");
+    CHECK(rs_array_ndim(h) == 0 && rs_array_context(h) == NULL);
+    rs_array *v = NULL;
+    CHECK_STATUS(rs_array_transpose(&v, h), RS_ERR_RELEASED);
+    CHECK_STATUS(rs_stream_synchronize(s), RS_ERR_DESTROYED);
+    CHECK_STATUS(rs_stream_destroy(s), RS_ERR_DESTROYED);
+    CHECK_STATUS(rs_event_destroy(e), RS_ERR_DESTROYED);
+    CHECK_ERRMSG("context", "destroyed");
+    /* A new context (it may take over the slots' memory) changes nothing for them. */
+    if (round == 0) {
+      CHECK_OK(rs_context_create(&c, rs_context_backend(ctx), rs_context_device(ctx)));
+      rs_array *b[4] = {0};
+      for (int i = 0; i < 4; i++) CHECK_OK(rs_device_array(&b[i], c, 1, shape, RS_FLOAT32, NULL, RS_ORDER_C));
+      rs_stream *other = NULL;
+      CHECK_OK(rs_stream_create(&other, c, 0));
+      CHECK_OK(rs_stream_destroy(other));
+      CHECK_STATUS(rs_array_release(a), RS_ERR_RELEASED);
+      for (int i = 0; i < 4; i++) CHECK_OK(rs_array_release(b[i]));
+      CHECK_OK(rs_context_destroy(c));
+    }
+  }
+}
+
 static const rs_test_case tests[] = {
     RS_TEST(test_release_race),
     RS_TEST(test_destroy_race),
+    RS_TEST(test_stale_handle_after_reuse),
+    RS_TEST(test_stale_stream_and_event),
+    RS_TEST(test_handles_after_context_destroy),
 };
 RS_TEST_MAIN(tests)

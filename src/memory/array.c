@@ -6,12 +6,19 @@
 #include "core/layout.h"
 #include "memory/buffer.h"
 
+/* The reference count, tagged with the handle's generation (core/handles.h): a step
+ * through a stale handle does not match and changes nothing. */
+#define RS_REFS_COUNT ((INT64_C(1) << 48) - 1)
+static int64_t rs_refs_word(const rs_array *a, int64_t count) {
+  return (int64_t)(rs_handle_tag(a) << 48) | count;
+}
+
 static rs_status rs_array_handle(rs_array **out, rs_context *ctx, rs_buffer *buf, int ndim,
                                  rs_dtype dtype, const int64_t *shape, const int64_t *strides,
                                  int64_t offset) {
   rs_array *a = rs_slab_alloc(&ctx->arrays, RS_MAGIC_ARRAY);
   if (!a) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "out of host memory for an array handle");
-  atomic_store(&a->refs, 1);
+  atomic_store(&a->refs, rs_refs_word(a, 1));
   a->ctx = ctx;
   a->buf = buf;
   a->ndim = ndim;
@@ -211,11 +218,11 @@ rs_status rs_host_array_wrap(rs_array **out, rs_context *ctx, void *data, int nd
  * change are one step, so of two threads releasing the last reference exactly one
  * succeeds (a check-then-decrement would let both through). 0 if it was gone. */
 static int rs_array_refs_step(rs_array *a, int64_t delta, int64_t *now) {
-  int64_t refs = atomic_load(&a->refs);
+  int64_t word = atomic_load(&a->refs), tag = rs_refs_word(a, 0);
   do {
-    if (refs <= 0) return 0;
-  } while (!atomic_compare_exchange_weak(&a->refs, &refs, refs + delta));
-  *now = refs + delta;
+    if ((word & ~RS_REFS_COUNT) != tag || (word & RS_REFS_COUNT) == 0) return 0;
+  } while (!atomic_compare_exchange_weak(&a->refs, &word, word + delta));
+  *now = (word + delta) & RS_REFS_COUNT;
   return 1;
 }
 

@@ -32,7 +32,7 @@ rs_status rs_event_destroy(rs_event *ev) {
   rs_context *ctx = ev->ctx;
   rs_status st = ctx->vt->event_destroy(ctx->be, ev->native);
   if (st != RS_OK) {
-    rs_handle_unclaim(ev, RS_MAGIC_EVENT);
+    rs_handle_unclaim(ev);
     return st;
   }
   rs_slab_free(&ctx->events, ev);

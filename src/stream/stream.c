@@ -93,7 +93,7 @@ rs_status rs_stream_destroy(rs_stream *s) {
   if (s->role == RS_STREAM_ROLE_USER) {
     rs_status st = ctx->vt->stream_destroy(ctx->be, s->native);
     if (st != RS_OK) {
-      rs_handle_unclaim(s, RS_MAGIC_STREAM);
+      rs_handle_unclaim(s);
       return st;
     }
   }
