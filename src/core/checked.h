@@ -29,6 +29,13 @@ static inline int rs_add_size(size_t a, size_t b, size_t *out) {
   return __builtin_add_overflow(a, b, out);
 }
 
+/* 1 when one step of `outer` bytes is n steps of `inner` (two axes that merge into one);
+ * a product past int64 is no match. */
+static inline int rs_stride_follows(int64_t outer, int64_t inner, int64_t n) {
+  int64_t p;
+  return !rs_mul_i64(inner, n, &p) && p == outer;
+}
+
 /* ceil(a / b) for a >= 0 and b > 0, without forming a + b - 1 (which overflows near
  * INT64_MAX). */
 static inline int64_t rs_ceil_div_i64(int64_t a, int64_t b) { return a / b + (a % b != 0); }

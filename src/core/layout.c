@@ -96,7 +96,9 @@ rs_status rs_layout_alloc_bytes(size_t *bytes, int ndim, const int64_t *shape,
       return rs_fail(RS_ERR_INVALID_ARGUMENT,
                      "%s: strides make elements overlap (stride %lld is below %lld bytes)", who,
                      (long long)dims[i].stride, (long long)covered);
-    covered = dims[i].stride * dims[i].extent;
+    /* The last axis may reach past int64 by one stride (span above counts extent - 1):
+     * then nothing can come after it anyway. */
+    if (rs_mul_i64(dims[i].stride, dims[i].extent, &covered)) covered = INT64_MAX;
   }
   *bytes = (size_t)span;
   return RS_OK;

@@ -181,7 +181,8 @@ rs_status make_plan(const rs_strided_copy *c, Plan &p) {
 
   int out = 0;
   for (int k = 0; k < p.ndim; ++k) {
-    if (out > 0 && p.ds[out - 1] == p.shape[k] * p.ds[k] && p.ss[out - 1] == p.shape[k] * p.ss[k]) {
+    if (out > 0 && rs_stride_follows(p.ds[out - 1], p.ds[k], p.shape[k]) &&
+        rs_stride_follows(p.ss[out - 1], p.ss[k], p.shape[k])) {
       p.shape[out - 1] *= p.shape[k];
       p.ds[out - 1] = p.ds[k];
       p.ss[out - 1] = p.ss[k];
