@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "harness.h"
 
 #define RACE_ROUNDS 20000
@@ -171,11 +173,31 @@ static void test_handles_after_context_destroy(rs_context *ctx) {
   }
 }
 
+/* A forked child has its own handles: what it releases stays alive in the parent (the
+ * handle memory is mapped shared between its views, not between processes). */
+static void test_fork_keeps_handles_apart(rs_context *ctx) {
+  const int64_t shape[1] = {4};
+  rs_array *p = NULL;
+  CHECK_OK(rs_host_array(&p, ctx, 1, shape, RS_FLOAT32, NULL, RS_ORDER_C));
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) _exit(rs_array_release(p) == RS_OK ? 0 : 3);
+  int status = -1;
+  if (pid > 0) waitpid(pid, &status, 0);
+  int alive = rs_array_ndim(p) == 1;
+  rs_status st = rs_array_release(p);
+  CHECK(pid > 0);
+  CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's release failed (status %d)", status);
+  CHECK_MSG(alive, "the child's release of its copy released the parent's array");
+  CHECK_OK(st);
+}
+
 static const rs_test_case tests[] = {
     RS_TEST(test_release_race),
     RS_TEST(test_destroy_race),
     RS_TEST(test_stale_handle_after_reuse),
     RS_TEST(test_stale_stream_and_event),
     RS_TEST(test_handles_after_context_destroy),
+    RS_TEST(test_fork_keeps_handles_apart),
 };
 RS_TEST_MAIN(tests)

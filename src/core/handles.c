@@ -68,25 +68,69 @@ typedef struct rs_spare_chunk {
 static pthread_mutex_t rs_spare_lock = PTHREAD_MUTEX_INITIALIZER;
 static rs_spare_chunk *rs_spares; /* chunks of destroyed slabs */
 
+#ifdef __linux__
+/* Every multi-view chunk, for the fork handler below. */
+typedef struct rs_mapped_chunk {
+  char *base;
+  size_t bytes;
+  struct rs_mapped_chunk *next;
+} rs_mapped_chunk;
+static rs_mapped_chunk *rs_mapped_chunks; /* under rs_spare_lock */
+
+/* Map a memfd of `bytes` at each view of base (MAP_FIXED over what is there). */
+static int rs_chunk_views(char *base, size_t bytes) {
+  int fd = memfd_create("resident-handles", MFD_CLOEXEC);
+  if (fd < 0) return 0;
+  int ok = ftruncate(fd, (off_t)bytes) == 0;
+  for (unsigned v = 0; ok && v < RS_HANDLE_VIEWS; v++)
+    ok = mmap(base + v * bytes, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+  close(fd); /* the mappings keep the memory */
+  return ok;
+}
+
+/* A forked child would share its handles' memory with the parent (the views are shared
+ * mappings): give it its own copy, as fork does for ordinary memory. */
+static void rs_chunks_after_fork(void) {
+  for (rs_mapped_chunk *c = rs_mapped_chunks; c; c = c->next) {
+    char *copy = malloc(c->bytes);
+    if (!copy) abort(); /* the child cannot run with the parent's handles */
+    memcpy(copy, c->base, c->bytes);
+    if (!rs_chunk_views(c->base, c->bytes)) abort();
+    memcpy(c->base, copy, c->bytes);
+    free(copy);
+  }
+}
+
+static void rs_chunks_fork_lock(void) { pthread_mutex_lock(&rs_spare_lock); }
+static void rs_chunks_fork_unlock(void) { pthread_mutex_unlock(&rs_spare_lock); }
+static void rs_chunks_fork_child(void) {
+  rs_chunks_after_fork();
+  pthread_mutex_unlock(&rs_spare_lock);
+}
+static void rs_chunks_atfork(void) {
+  pthread_atfork(rs_chunks_fork_lock, rs_chunks_fork_unlock, rs_chunks_fork_child);
+}
+#endif
+
 /* A new chunk of bytes (zeroed), at `*views` addresses chunk_bytes apart. */
 static char *rs_chunk_map(size_t bytes, unsigned *views) {
 #ifdef __linux__
-  int fd = memfd_create("resident-handles", MFD_CLOEXEC);
-  if (fd >= 0) {
-    char *base = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) == 0)
-      base = mmap(NULL, bytes * RS_HANDLE_VIEWS, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    int ok = base != MAP_FAILED;
-    for (unsigned v = 0; ok && v < RS_HANDLE_VIEWS; v++)
-      ok = mmap(base + v * bytes, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) !=
-           MAP_FAILED;
-    close(fd); /* the mappings keep the memory */
-    if (ok) {
-      *views = RS_HANDLE_VIEWS;
-      return base;
-    }
-    if (base != MAP_FAILED) munmap(base, bytes * RS_HANDLE_VIEWS);
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, rs_chunks_atfork);
+  rs_mapped_chunk *rec = malloc(sizeof *rec);
+  char *base = rec ? mmap(NULL, bytes * RS_HANDLE_VIEWS, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                   : MAP_FAILED;
+  if (base != MAP_FAILED && rs_chunk_views(base, bytes)) {
+    *rec = (rs_mapped_chunk){base, bytes, NULL};
+    pthread_mutex_lock(&rs_spare_lock);
+    rec->next = rs_mapped_chunks;
+    rs_mapped_chunks = rec;
+    pthread_mutex_unlock(&rs_spare_lock);
+    *views = RS_HANDLE_VIEWS;
+    return base;
   }
+  if (base != MAP_FAILED) munmap(base, bytes * RS_HANDLE_VIEWS);
+  free(rec);
 #endif
   *views = 1;
   return calloc(1, bytes);
