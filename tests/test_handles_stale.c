@@ -10,6 +10,13 @@
 #include "harness.h"
 
 #define RACE_ROUNDS 20000
+#define RACE_SECONDS 10.0 /* at most, so slow builds (TSan) stay well inside the alarm */
+
+static double race_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* The racers spin on a flag rather than sleep in a barrier: they start within
  * nanoseconds of each other, inside the window a check-then-act leaves open. */
@@ -59,7 +66,8 @@ static void race_once(void *handle, rs_status (*end)(void *), int threads, int *
 
 static void test_release_race(rs_context *ctx) {
   const int64_t shape[1] = {4};
-  for (int round = 0; round < RACE_ROUNDS; round++) {
+  double end = race_now() + RACE_SECONDS;
+  for (int round = 0; round < RACE_ROUNDS && race_now() < end; round++) {
     rs_array *a = NULL;
     CHECK_OK(rs_host_array(&a, ctx, 1, shape, RS_FLOAT32, NULL, RS_ORDER_C));
     int threads = 2 + round % 2, ok = 0, gone = 0;
@@ -71,7 +79,8 @@ static void test_release_race(rs_context *ctx) {
 }
 
 static void test_destroy_race(rs_context *ctx) {
-  for (int round = 0; round < RACE_ROUNDS / 10; round++) {
+  double end = race_now() + RACE_SECONDS / 4;
+  for (int round = 0; round < RACE_ROUNDS / 10 && race_now() < end; round++) {
     rs_stream *s = NULL;
     rs_event *e = NULL;
     CHECK_OK(rs_stream_create(&s, ctx, 0));
