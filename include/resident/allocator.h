@@ -118,8 +118,8 @@ RS_API rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_s
  * (NULL = the default stream); if that is not the stream it was allocated for, the
  * memory is reused only after the work queued there so far has finished. NULL is
  * ignored. Freeing twice is RS_ERR_DOUBLE_FREE where the allocator can still tell;
- * memory the allocator did not hand out (another context's, an interior pointer) is
- * RS_ERR_FOREIGN_MEMORY. The direct allocator may flush its queue here and then returns
+ * memory rs_memory_alloc of this context did not hand out (another context's, an
+ * interior pointer, an array's own memory) is RS_ERR_FOREIGN_MEMORY. The direct allocator may flush its queue here and then returns
  * the flush's error (the memory is given back regardless). */
 RS_API rs_status rs_memory_free(rs_context *ctx, void *ptr, rs_stream *stream);
 

@@ -60,7 +60,8 @@ RS_API rs_status rs_benchmark(rs_context *ctx, const char *name, rs_bench_fn fn,
 /* Free the samples. NULL, a zeroed and an already destroyed result are RS_OK. */
 RS_API rs_status rs_bench_result_destroy(rs_bench_result *r);
 
-/* Mean, standard deviation (sample), median, min and max of n values. */
+/* Mean, standard deviation (sample), median, min and max of n values (all 0 for n <= 0,
+ * and for NULL values, which rs_last_error() then names). */
 RS_API rs_bench_summary rs_bench_summarize(const double *values, int n);
 
 /* One line of timings, then the copies on a line of their own:

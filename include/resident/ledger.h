@@ -74,7 +74,8 @@ typedef struct rs_ledger_stats {
   double wait_ms;
 } rs_ledger_stats;
 
-/* Sums over directions and kinds (implicit: -1 both, 0 explicit, 1 implicit). */
+/* Sums over directions and kinds (implicit: -1 both, 0 explicit, 1 implicit). A NULL s
+ * sums to 0 and says so in rs_last_error(). */
 RS_API int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit);
 RS_API int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit);
 RS_API double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, else host time */

@@ -310,10 +310,13 @@ RS_API rs_status rs_copy_into(rs_array *dst, const rs_array *a, rs_stream *strea
  * with its message; so a chain needs one check, at the end. Types and broadcasting are
  * those of the unfused ops, and results equal them (within float rounding: no
  * intermediate is rounded to memory precision except where NumPy would round - integer
- * wrap and float16 are kept exact). At most 16 arrays and 64 nodes per expression.
+ * wrap and float16 are kept exact). At most RS_EXPR_MAX_ARRAYS (16) arrays and
+ * RS_EXPR_MAX_NODES (64) nodes per expression: one more is refused when it is added.
  * An expression holds a reference to each array until rs_expr_destroy. Not thread-safe
  * (one expression, one thread); evaluating is thread-safe as other ops. */
 typedef struct rs_expr rs_expr;
+#define RS_EXPR_MAX_ARRAYS 16
+#define RS_EXPR_MAX_NODES 64
 
 RS_API rs_status rs_expr_create(rs_expr **out, rs_context *ctx);
 /* NULL is RS_OK. */

@@ -87,6 +87,9 @@ typedef struct rs_backend_vtable {
   rs_status (*stream_query)(rs_backend *b, void *s, int *done);
   rs_status (*stream_wait_event)(rs_backend *b, void *s, void *ev);
   rs_status (*stream_callback)(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
+  /* RS_OK when s is a live stream of this context, without reading through s (a wrapped
+   * handle may be any pointer); NULL where the backend cannot tell (CUDA). */
+  rs_status (*stream_check)(rs_backend *b, void *s);
 
   /* events */
   rs_status (*event_create)(rs_backend *b, unsigned flags, void **out); /* RS_EVENT_DISABLE_TIMING */

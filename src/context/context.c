@@ -131,10 +131,10 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
   rs_slab_init(&ctx->arrays, sizeof(struct rs_array));
   rs_slab_init(&ctx->streams, sizeof(struct rs_stream));
   rs_slab_init(&ctx->events, sizeof(struct rs_event));
-  atomic_store(&ctx->legacy.header.magic, RS_MAGIC_STREAM);
+  rs_handle_init_static(&ctx->legacy.header, RS_MAGIC_STREAM);
   ctx->legacy.ctx = ctx;
   ctx->legacy.role = RS_STREAM_ROLE_LEGACY;
-  atomic_store(&ctx->per_thread.header.magic, RS_MAGIC_STREAM);
+  rs_handle_init_static(&ctx->per_thread.header, RS_MAGIC_STREAM);
   ctx->per_thread.ctx = ctx;
   ctx->per_thread.role = RS_STREAM_ROLE_PER_THREAD;
   rs_guard_init(ctx);

@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/layout.h"
 
@@ -15,7 +16,7 @@ rs_status rs_layout_count(int64_t *elements, int ndim, const int64_t *shape, con
     if (shape[i] < 0)
       return rs_fail(RS_ERR_SHAPE, "%s: dimension %d is negative (%lld)", who, i,
                      (long long)shape[i]);
-    if (__builtin_mul_overflow(n, shape[i], &n)) overflow = 1;
+    if (rs_mul_i64(n, shape[i], &n)) overflow = 1;
   }
   /* An empty axis makes the count 0 whatever the others say. */
   for (int i = 0; i < ndim; i++)
@@ -40,7 +41,7 @@ rs_status rs_layout_contiguous_strides(int64_t *strides, int ndim, const int64_t
     int i = order == RS_ORDER_F ? k : ndim - 1 - k;
     strides[i] = step;
     int64_t extent = shape[i] > 0 ? shape[i] : 1;
-    if (__builtin_mul_overflow(step, extent, &step)) overflow = 1;
+    if (rs_mul_i64(step, extent, &step)) overflow = 1;
   }
   int64_t elements = 0;
   rs_status st = rs_layout_count(&elements, ndim, shape, who);
@@ -81,8 +82,7 @@ rs_status rs_layout_alloc_bytes(size_t *bytes, int ndim, const int64_t *shape,
                      who, (long long)strides[i], i, itemsize);
     if (shape[i] == 1) continue;
     int64_t reach;
-    if (__builtin_mul_overflow(strides[i], shape[i] - 1, &reach) ||
-        __builtin_add_overflow(span, reach, &span))
+    if (rs_mul_i64(strides[i], shape[i] - 1, &reach) || rs_add_i64(span, reach, &span))
       return rs_fail(RS_ERR_OVERFLOW, "%s: strides reach beyond int64 bytes", who);
     dims[n].stride = strides[i];
     dims[n].extent = shape[i];
@@ -96,7 +96,9 @@ rs_status rs_layout_alloc_bytes(size_t *bytes, int ndim, const int64_t *shape,
       return rs_fail(RS_ERR_INVALID_ARGUMENT,
                      "%s: strides make elements overlap (stride %lld is below %lld bytes)", who,
                      (long long)dims[i].stride, (long long)covered);
-    covered = dims[i].stride * dims[i].extent;
+    /* The last axis may reach past int64 by one stride (span above counts extent - 1):
+     * then nothing can come after it anyway. */
+    if (rs_mul_i64(dims[i].stride, dims[i].extent, &covered)) covered = INT64_MAX;
   }
   *bytes = (size_t)span;
   return RS_OK;
@@ -108,7 +110,7 @@ int rs_layout_is_c_contiguous(int ndim, const int64_t *shape, const int64_t *str
   for (int i = ndim - 1; i >= 0; i--) {
     if (shape[i] == 0) return 1;
     if (shape[i] != 1 && strides[i] != expect) return 0;
-    expect *= shape[i];
+    if (rs_mul_i64(expect, shape[i], &expect)) return 0;
   }
   return 1;
 }
@@ -119,29 +121,30 @@ int rs_layout_is_f_contiguous(int ndim, const int64_t *shape, const int64_t *str
   for (int i = 0; i < ndim; i++) {
     if (shape[i] == 0) return 1;
     if (shape[i] != 1 && strides[i] != expect) return 0;
-    expect *= shape[i];
+    if (rs_mul_i64(expect, shape[i], &expect)) return 0;
   }
   return 1;
 }
 
-void rs_layout_extent(int64_t *low, int64_t *high, int *empty, int ndim, const int64_t *shape,
-                      const int64_t *strides, size_t itemsize) {
+int rs_layout_extent(int64_t *low, int64_t *high, int *empty, int ndim, const int64_t *shape,
+                     const int64_t *strides, size_t itemsize) {
   int64_t lo = 0, hi = 0;
-  for (int i = 0; i < ndim; i++) {
-    if (shape[i] == 0) {
-      *low = *high = 0;
-      *empty = 1;
-      return;
-    }
-    int64_t reach = strides[i] * (shape[i] - 1);
-    if (reach < 0)
-      lo += reach;
-    else
-      hi += reach;
-  }
-  *low = lo;
-  *high = hi + (int64_t)itemsize;
+  *low = *high = 0;
   *empty = 0;
+  for (int i = 0; i < ndim; i++)
+    if (shape[i] == 0) {
+      *empty = 1;
+      return 0;
+    }
+  for (int i = 0; i < ndim; i++) {
+    int64_t reach;
+    if (rs_mul_i64(strides[i], shape[i] - 1, &reach)) return 1;
+    if (rs_add_i64(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) return 1;
+  }
+  if (rs_add_i64(hi, (int64_t)itemsize, &hi)) return 1;
+  *low = lo;
+  *high = hi;
+  return 0;
 }
 
 const char *rs_layout_shape_str(char *buf, size_t len, int ndim, const int64_t *shape) {

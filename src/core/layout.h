@@ -25,9 +25,10 @@ int rs_layout_is_f_contiguous(int ndim, const int64_t *shape, const int64_t *str
                               size_t itemsize);
 
 /* Lowest and highest byte offsets (relative to element 0) touched by a view; both 0
- * for an empty view (then *empty = 1). */
-void rs_layout_extent(int64_t *low, int64_t *high, int *empty, int ndim, const int64_t *shape,
-                      const int64_t *strides, size_t itemsize);
+ * for an empty view (then *empty = 1). 1 when they overflow int64 (never for an array:
+ * src/memory/array.c refuses such a layout), else 0. */
+int rs_layout_extent(int64_t *low, int64_t *high, int *empty, int ndim, const int64_t *shape,
+                     const int64_t *strides, size_t itemsize);
 
 /* "(3, 4)" into buf. */
 const char *rs_layout_shape_str(char *buf, size_t len, int ndim, const int64_t *shape);

@@ -22,7 +22,7 @@ struct rs_staging;                  /* src/transfer/staging.h */
 
 struct rs_array {
   rs_handle_header header;
-  _Atomic int64_t refs;
+  _Atomic int64_t refs; /* tagged count (src/memory/array.c) */
   rs_context *ctx;
   rs_buffer *buf;
   int ndim;

@@ -1,4 +1,5 @@
 #include <string.h>
+#include "core/checked.h"
 #include "core/strided.h"
 
 void rs_strided_setup(rs_strided_copy *c, void *dst, const int64_t *dst_strides, const void *src,
@@ -53,7 +54,8 @@ void rs_strided_plan_make(rs_strided_plan *p, const rs_strided_copy *c, void *ds
   }
   int m = 0;
   for (int d = 0; d < n; d++) {
-    if (m > 0 && p->ds[m - 1] == p->ds[d] * p->shape[d] && p->ss[m - 1] == p->ss[d] * p->shape[d]) {
+    if (m > 0 && rs_stride_follows(p->ds[m - 1], p->ds[d], p->shape[d]) &&
+        rs_stride_follows(p->ss[m - 1], p->ss[d], p->shape[d])) {
       p->shape[m - 1] *= p->shape[d];
       p->ds[m - 1] = p->ds[d];
       p->ss[m - 1] = p->ss[d];

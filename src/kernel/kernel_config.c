@@ -2,6 +2,7 @@
  * them at 0 (never a silent 1x1), every limit checked before anything is queued, and
  * launches that leave the device idle over a large array flagged. */
 #include <stdio.h>
+#include "core/checked.h"
 #include "core/error.h"
 #include "kernel/kernel_internal.h"
 #include "ledger/ledger_hooks.h"
@@ -79,8 +80,8 @@ rs_status rs_kconfig_resolve(rs_kernel *k, const rs_launch_config *cfg, rs_kerne
     /* Fewer blocks than multiprocessors leaves some idle: use smaller blocks (down to the
      * smallest as good) so every multiprocessor gets one. */
     int64_t mps = a->multiprocessors > 0 ? a->multiprocessors : 1;
-    if (cfg->elements > 0 && (cfg->elements + best - 1) / best < mps) {
-      int64_t per = (cfg->elements + mps - 1) / mps;
+    if (cfg->elements > 0 && rs_ceil_div_i64(cfg->elements, best) < mps) {
+      int64_t per = rs_ceil_div_i64(cfg->elements, mps);
       per = (per + RS_WARP - 1) / RS_WARP * RS_WARP;
       bs = per < smallest ? smallest : per > best ? best : (int)per;
     }
@@ -107,7 +108,7 @@ rs_status rs_kconfig_resolve(rs_kernel *k, const rs_launch_config *cfg, rs_kerne
                      "kernel '%s': grid[0] = 0 asks for a grid that covers cfg.elements, but elements is 0 "
                      "(give the element count, or a grid)",
                      k->name);
-    uint64_t blocks = ((uint64_t)cfg->elements + threads - 1) / threads;
+    uint64_t blocks = (uint64_t)rs_ceil_div_i64(cfg->elements, (int64_t)threads);
     if (blocks > a->max_grid[0])
       return rs_fail(RS_ERR_LAUNCH, "kernel '%s': %lld elements need %llu blocks of %llu threads, over the limit of %u",
                      k->name, (long long)cfg->elements, (unsigned long long)blocks, (unsigned long long)threads,

@@ -110,7 +110,8 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
   RS_TRY(rs_check_strings(opts->noptions, opts->options, "options", prefix));
   RS_TRY(rs_check_strings(opts->ninclude_paths, opts->include_paths, "include paths", prefix));
   if (opts->flags & ~RS_KERNEL_NO_CACHE)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", prefix, opts->flags);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: unknown flag bits 0x%x (known: RS_KERNEL_NO_CACHE)",
+                   prefix, opts->flags & ~RS_KERNEL_NO_CACHE);
 
   /* The file's own directory is searched first, as nvcc does. */
   int ninc = opts->ninclude_paths + (file_dir ? 1 : 0);
@@ -207,7 +208,7 @@ rs_status rs_kernel_create_from_file(rs_kernel **out, rs_context *ctx, const cha
 
 rs_status rs_kernel_destroy(rs_kernel *k) {
   if (!k) return RS_OK;
-  RS_TRY(rs_kernel_check(k, "rs_kernel_destroy"));
+  RS_TRY(rs_handle_claim(k, RS_MAGIC_KERNEL, "rs_kernel_destroy"));
   k->kb->unload(k->module);
   rs_slab_free(&rs_kernels, k);
   return RS_OK;

@@ -27,7 +27,9 @@ rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs,
   RS_TRY(rs_kernel_check(k, "rs_kernel_launch"));
   if (!cfg) return rs_fail(RS_ERR_NULL_POINTER, "rs_kernel_launch: kernel '%s': cfg is NULL", k->name);
   if (cfg->flags & ~RS_LAUNCH_SYNC)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_kernel_launch: kernel '%s': unknown flags 0x%x", k->name, cfg->flags);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "rs_kernel_launch: kernel '%s': unknown flag bits 0x%x (known: RS_LAUNCH_SYNC)", k->name,
+                   cfg->flags & ~RS_LAUNCH_SYNC);
   RS_TRY(rs_take_fault(k));
   rs_context *ctx = k->ctx;
   if (cfg->stream) {

@@ -268,7 +268,13 @@ rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, con
 
 /* ---- public ---- */
 
+/* The sums return numbers, not a status: a NULL snapshot sums to 0 and says why in
+ * rs_last_error(). */
 int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit) {
+  if (!s) {
+    rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_copies: stats is NULL");
+    return 0;
+  }
   int64_t n = 0;
   for (int d = 0; d < RS_DIRECTIONS; d++)
     for (int i = 0; i < 2; i++)
@@ -277,6 +283,10 @@ int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit) {
 }
 
 int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit) {
+  if (!s) {
+    rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_bytes: stats is NULL");
+    return 0;
+  }
   int64_t n = 0;
   for (int d = 0; d < RS_DIRECTIONS; d++)
     for (int i = 0; i < 2; i++)
@@ -285,6 +295,10 @@ int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit) {
 }
 
 double rs_ledger_copy_ms(const rs_ledger_stats *s) {
+  if (!s) {
+    rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_copy_ms: stats is NULL");
+    return 0;
+  }
   double ms = 0;
   for (int d = 0; d < RS_DIRECTIONS; d++)
     for (int i = 0; i < 2; i++)
@@ -295,8 +309,9 @@ double rs_ledger_copy_ms(const rs_ledger_stats *s) {
 rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_set_timing: context is NULL");
   if (what & ~RS_TIME_ALL)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_ledger_set_timing: unknown flags 0x%x (RS_TIME_COPIES | RS_TIME_KERNELS)",
-                   what);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "rs_ledger_set_timing: unknown flag bits 0x%x (known: RS_TIME_COPIES, RS_TIME_KERNELS)",
+                   what & ~RS_TIME_ALL);
   atomic_store(&ctx->ledger->timing, what);
   return RS_OK;
 }

@@ -61,6 +61,12 @@ rs_status rs_device_malloc(rs_context *ctx, size_t bytes, void *stream, void **o
  * return the flush's error; the memory is given back regardless. */
 rs_status rs_device_mfree(rs_context *ctx, void *ptr, size_t bytes, void *stream);
 
+/* rs_memory_alloc / rs_memory_free (src/memory/raw.c): the same, but the addresses are
+ * remembered, and the free takes only those (not an array's memory) - anything else is
+ * RS_ERR_FOREIGN_MEMORY, a second free RS_ERR_DOUBLE_FREE (while it is still told). */
+rs_status rs_memory_raw_alloc(rs_context *ctx, size_t bytes, void *stream, void **out);
+rs_status rs_memory_raw_free(rs_context *ctx, void *ptr, void *stream);
+
 /* The forms buffers use: *track (zeroed by the caller) is filled at allocation and
  * consumed at the free (its uses and ready event released whatever happens). */
 rs_status rs_device_malloc_tracked(rs_context *ctx, size_t bytes, void *stream, void **out,

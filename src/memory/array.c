@@ -1,16 +1,24 @@
 /* Array handles: creation, reference counting and metadata. */
 #include <stdio.h>
 #include <string.h>
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/layout.h"
 #include "memory/buffer.h"
+
+/* The reference count, tagged with the handle's generation (core/handles.h): a step
+ * through a stale handle does not match and changes nothing. */
+#define RS_REFS_COUNT ((INT64_C(1) << 48) - 1)
+static int64_t rs_refs_word(const rs_array *a, int64_t count) {
+  return (int64_t)(rs_handle_tag(a) << 48) | count;
+}
 
 static rs_status rs_array_handle(rs_array **out, rs_context *ctx, rs_buffer *buf, int ndim,
                                  rs_dtype dtype, const int64_t *shape, const int64_t *strides,
                                  int64_t offset) {
   rs_array *a = rs_slab_alloc(&ctx->arrays, RS_MAGIC_ARRAY);
   if (!a) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "out of host memory for an array handle");
-  atomic_store(&a->refs, 1);
+  atomic_store(&a->refs, rs_refs_word(a, 1));
   a->ctx = ctx;
   a->buf = buf;
   a->ndim = ndim;
@@ -24,8 +32,31 @@ static rs_status rs_array_handle(rs_array **out, rs_context *ctx, rs_buffer *buf
   return RS_OK;
 }
 
+/* The invariant every array keeps (core/checked.h): its element count times the item
+ * size fits int64, and every byte it reaches is inside its buffer - so nothing that walks
+ * an array can overflow, and no view reads memory that is not its own. */
+static rs_status rs_view_check(const rs_array *base, int ndim, const int64_t *shape,
+                               const int64_t *strides, int64_t offset) {
+  size_t item = rs_dtype_size(base->dtype);
+  int64_t elements = 0, bytes = 0, low = 0, high = 0, first = 0, last = 0;
+  int empty = 0;
+  RS_TRY(rs_layout_count(&elements, ndim, shape, "view"));
+  char s[512];
+  if (rs_mul_i64(elements, (int64_t)item, &bytes) ||
+      rs_layout_extent(&low, &high, &empty, ndim, shape, strides, item))
+    return rs_fail(RS_ERR_OVERFLOW, "view %s: the byte offsets overflow int64",
+                   rs_layout_shape_str(s, sizeof s, ndim, shape));
+  if (empty) return RS_OK;
+  if (rs_add_i64(offset, low, &first) || rs_add_i64(offset, high, &last) || first < 0 ||
+      (uint64_t)last > (uint64_t)base->buf->bytes)
+    return rs_fail(RS_ERR_OVERFLOW, "view %s: it would reach outside its memory of %zu bytes",
+                   rs_layout_shape_str(s, sizeof s, ndim, shape), base->buf->bytes);
+  return RS_OK;
+}
+
 rs_status rs_array_new_view(rs_array **out, const rs_array *base, int ndim, const int64_t *shape,
                             const int64_t *strides, int64_t offset) {
+  RS_TRY(rs_view_check(base, ndim, shape, strides, offset));
   rs_buffer_retain(base->buf);
   rs_status st = rs_array_handle(out, base->ctx, base->buf, ndim, base->dtype, shape, strides,
                                  offset);
@@ -112,9 +143,21 @@ rs_status rs_host_array_like(rs_array **out, const rs_array *like) {
   return rs_alloc_like(out, like, RS_MEM_HOST, 0, "rs_host_array_like");
 }
 
+/* Host memory flags: a bit the library does not know is refused, not dropped. */
+static rs_status rs_host_flags_check(rs_array **out, unsigned flags, const char *who) {
+  unsigned unknown = flags & ~(RS_HOST_PORTABLE | RS_HOST_WRITE_COMBINED);
+  if (!unknown) return RS_OK;
+  if (out) *out = NULL;
+  return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                 "%s: unknown flag bits 0x%x in flags 0x%x (known: RS_HOST_PORTABLE, "
+                 "RS_HOST_WRITE_COMBINED)",
+                 who, unknown, flags);
+}
+
 rs_status rs_pinned_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                           rs_dtype dtype, const int64_t *strides, rs_order order,
                           unsigned flags) {
+  RS_TRY(rs_host_flags_check(out, flags, "rs_pinned_array"));
   return rs_array_alloc(out, ctx, RS_MEM_PINNED, flags, ndim, shape, dtype, strides, order,
                         "rs_pinned_array");
 }
@@ -126,6 +169,7 @@ rs_status rs_pinned_array_like(rs_array **out, const rs_array *like) {
 rs_status rs_mapped_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                           rs_dtype dtype, const int64_t *strides, rs_order order,
                           unsigned flags) {
+  RS_TRY(rs_host_flags_check(out, flags, "rs_mapped_array"));
   return rs_array_alloc(out, ctx, RS_MEM_MAPPED, flags, ndim, shape, dtype, strides, order,
                         "rs_mapped_array");
 }
@@ -170,16 +214,35 @@ rs_status rs_host_array_wrap(rs_array **out, rs_context *ctx, void *data, int nd
                  "rs_host_array_wrap");
 }
 
+/* Move the count by delta unless it is already 0: the check of the handle and the
+ * change are one step, so of two threads releasing the last reference exactly one
+ * succeeds (a check-then-decrement would let both through). 0 if it was gone. */
+static int rs_array_refs_step(rs_array *a, int64_t delta, int64_t *now) {
+  int64_t word = atomic_load(&a->refs), tag = rs_refs_word(a, 0);
+  do {
+    if ((word & ~RS_REFS_COUNT) != tag || (word & RS_REFS_COUNT) == 0) return 0;
+  } while (!atomic_compare_exchange_weak(&a->refs, &word, word + delta));
+  *now = (word + delta) & RS_REFS_COUNT;
+  return 1;
+}
+
+static rs_status rs_array_gone(const char *who) {
+  return rs_fail(RS_ERR_RELEASED, "%s: array was already released", who);
+}
+
 rs_status rs_array_retain(rs_array *a) {
   RS_TRY(rs_array_check(a, "rs_array_retain"));
-  atomic_fetch_add(&a->refs, 1);
+  int64_t now = 0;
+  if (!rs_array_refs_step(a, 1, &now)) return rs_array_gone("rs_array_retain");
   return RS_OK;
 }
 
 rs_status rs_array_release(rs_array *a) {
   if (!a) return RS_OK;
   RS_TRY(rs_array_check(a, "rs_array_release"));
-  if (atomic_fetch_sub(&a->refs, 1) != 1) return RS_OK;
+  int64_t now = 0;
+  if (!rs_array_refs_step(a, -1, &now)) return rs_array_gone("rs_array_release");
+  if (now != 0) return RS_OK;
   rs_buffer *buf = a->buf;
   rs_context *ctx = a->ctx;
   rs_slab_free(&ctx->arrays, a);

@@ -160,6 +160,7 @@ static void memory_free_state(rs_memory *m) {
   rs_deferred_destroy(m);
   rs_tracked_destroy(&m->async_live);
   rs_tracked_destroy(&m->user_live);
+  rs_tracked_destroy(&m->raw_live);
   rs_event_cache_destroy(m);
   pthread_mutex_destroy(&m->use_lock);
   pthread_mutex_destroy(&m->event_lock);
@@ -187,6 +188,7 @@ rs_status rs_memory_init(rs_context *ctx) {
     st = rs_deferred_init(&m->direct, cfg->max_pending_count, cfg->max_pending_ratio, total);
   if (st == RS_OK) st = rs_tracked_init(&m->async_live);
   if (st == RS_OK) st = rs_tracked_init(&m->user_live);
+  if (st == RS_OK) st = rs_tracked_init(&m->raw_live);
   if (st != RS_OK) {
     free(m);
     return rs_fail_prefix(st, "memory layer: ");

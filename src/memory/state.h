@@ -95,6 +95,7 @@ struct rs_memory {
   rs_pool device_pool, pinned_pool;
   rs_deferred direct;
   rs_tracked async_live, user_live;
+  rs_tracked raw_live; /* what rs_memory_alloc handed out (raw.c), on top of the above */
   size_t device_limit;
   _Atomic int defer_depth;
   pthread_mutex_t use_lock;

@@ -1,5 +1,6 @@
 /* Views that never copy: reshape, ravel, transpose, permute, slice, expand, squeeze. */
 #include <string.h>
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/layout.h"
 #include "memory/buffer.h"
@@ -22,7 +23,7 @@ static rs_status rs_reshape_target(int64_t *shape, const rs_array *a, int ndim,
       return rs_fail(RS_ERR_SHAPE, "reshape %s->%s: dimension %d is negative",
                      rs_layout_shape_str(from, sizeof from, a->ndim, a->shape),
                      rs_layout_shape_str(to, sizeof to, ndim, requested), i);
-    } else if (__builtin_mul_overflow(known, requested[i], &known)) {
+    } else if (rs_mul_i64(known, requested[i], &known)) {
       return rs_fail(RS_ERR_OVERFLOW, "reshape %s->%s: element count overflows",
                      rs_layout_shape_str(from, sizeof from, a->ndim, a->shape),
                      rs_layout_shape_str(to, sizeof to, ndim, requested));
@@ -73,10 +74,12 @@ static int rs_reshape_strides(int64_t *nstrides, const rs_array *a, int nd, cons
       else
         op *= oshape[++i];
     }
+    int64_t next;
     for (int k = oi; k < i; k++)
-      if (ostride[k] != oshape[k + 1] * ostride[k + 1]) return 0;
+      if (rs_mul_i64(oshape[k + 1], ostride[k + 1], &next) || ostride[k] != next) return 0;
     nstrides[j] = ostride[i];
-    for (int k = j; k > nj; k--) nstrides[k - 1] = nstrides[k] * nshape[k];
+    for (int k = j; k > nj; k--)
+      if (rs_mul_i64(nstrides[k], nshape[k], &nstrides[k - 1])) return 0;
     i++;
     j++;
   }
@@ -165,11 +168,8 @@ static rs_status rs_slice_axis(int64_t *first, int64_t *count, int64_t n, rs_sli
   if (s.step < 0 && start == n && n > 0)
     return rs_fail(RS_ERR_INDEX, "slice: start %lld is out of range for axis %d of length %lld",
                    (long long)s.start, axis, (long long)n);
-  int64_t c = 0;
-  if (s.step > 0 && stop > start) c = (stop - start + s.step - 1) / s.step;
-  if (s.step < 0 && start > stop) c = (start - stop + (-s.step) - 1) / (-s.step);
   *first = start;
-  *count = c;
+  *count = rs_slice_count(start, stop, s.step);
   return RS_OK;
 }
 
@@ -189,10 +189,18 @@ rs_status rs_array_slice(rs_array **out, const rs_array *a, int nslices, const r
     if (i >= nslices) continue;
     int64_t first = 0, count = 0;
     RS_TRY(rs_slice_axis(&first, &count, a->shape[i], slices[i], i));
-    if (count > 0) offset += first * a->strides[i];
+    int64_t reach = 0;
+    if (count > 0 && (rs_mul_i64(first, a->strides[i], &reach) || rs_add_i64(offset, reach, &offset)))
+      return rs_fail(RS_ERR_OVERFLOW, "slice: the offset of axis %d overflows int64", i);
     if (count == 0) empty = 1;
     shape[i] = count;
-    strides[i] = a->strides[i] * slices[i].step;
+    /* One element: its stride is never used, and the step may be anything at all. */
+    if (rs_mul_i64(a->strides[i], slices[i].step, &strides[i])) {
+      if (count > 1)
+        return rs_fail(RS_ERR_OVERFLOW, "slice: stride %lld x step %lld of axis %d overflows int64",
+                       (long long)a->strides[i], (long long)slices[i].step, i);
+      strides[i] = a->strides[i];
+    }
   }
   if (empty) offset = a->offset;
   return rs_array_new_view(out, a, a->ndim, shape, strides, offset);
@@ -212,7 +220,10 @@ rs_status rs_array_expand_dims(rs_array **out, const rs_array *a, int axis) {
   for (int i = 0, j = 0; i <= a->ndim; i++) {
     if (i == ax) {
       shape[i] = 1;
-      strides[i] = j < a->ndim ? a->strides[j] * a->shape[j] : (int64_t)rs_dtype_size(a->dtype);
+      /* The new axis has length 1, so its stride is never used: past the next axis as
+       * NumPy puts it, or (should that overflow) anything. */
+      strides[i] = (int64_t)rs_dtype_size(a->dtype);
+      if (j < a->ndim && rs_mul_i64(a->strides[j], a->shape[j], &strides[i])) strides[i] = a->strides[j];
       continue;
     }
     shape[i] = a->shape[j];

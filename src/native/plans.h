@@ -23,8 +23,13 @@ struct rs_jit_service;
  * result of instruction k is register k. Plain ops are programs of a few instructions;
  * a fused expression is one program. Evaluated per element. */
 
-#define RS_EW_MAX_ARRAYS 16 /* inputs + outputs */
-#define RS_EW_MAX_INSTR 64
+/* What a program may read and build is what an expression may hold (resident/ops.h);
+ * the outputs come on top of that (an op writes at most 2 arrays), and so do the
+ * constant and the cast each output may add, so a full expression still evaluates. */
+#define RS_EW_MAX_INPUTS RS_EXPR_MAX_ARRAYS
+#define RS_EW_MAX_ARRAYS (RS_EW_MAX_INPUTS + 2) /* inputs + outputs */
+#define RS_EW_MAX_NODES RS_EXPR_MAX_NODES
+#define RS_EW_MAX_INSTR (RS_EW_MAX_NODES + 4)
 
 typedef enum rs_ew_code {
   RS_EW_LOAD = 0, /* array `a` (an input) at this element, in its own dtype */

@@ -22,6 +22,9 @@ rs_status rs_empty(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
 
 rs_status rs_ops_create_filled(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, const int64_t *shape,
                                rs_dtype dtype, const char *who, rs_status (*fill)(rs_array *, void *), void *arg) {
+  /* Checked before anything else: each creator validates its own arguments first. */
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  *out = NULL;
   RS_TRY(check_where(where, who));
   rs_array *a = NULL;
   RS_TRY(rs_array_alloc(&a, ctx, where, 0, ndim, shape, dtype, NULL, RS_ORDER_C, who));

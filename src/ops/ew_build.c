@@ -14,9 +14,9 @@ rs_dtype rs_ewb_dtype(const rs_ew_builder *b, int reg) { return b->prog.instr[re
 
 static int emit(rs_ew_builder *b, rs_ew_instr in, int weak) {
   rs_ew_program *p = &b->prog;
-  if (p->ninstr >= RS_EW_MAX_INSTR)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: more than %d operations in one expression", b->who,
-                   RS_EW_MAX_INSTR);
+  if (p->ninstr >= (b->finishing ? RS_EW_MAX_INSTR : RS_EW_MAX_NODES))
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: more than %d operations (nodes) in one expression", b->who,
+                   RS_EW_MAX_NODES);
   p->instr[p->ninstr] = in;
   b->weak[p->ninstr] = weak;
   return p->ninstr++;
@@ -33,9 +33,9 @@ static int check_reg(const rs_ew_builder *b, int reg) {
 
 int rs_ewb_load(rs_ew_builder *b, rs_dtype dt) {
   rs_ew_program *p = &b->prog;
-  if (p->ninputs + p->noutputs >= RS_EW_MAX_ARRAYS)
+  if (p->ninputs >= RS_EW_MAX_INPUTS)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: more than %d arrays in one expression", b->who,
-                   RS_EW_MAX_ARRAYS - 1);
+                   RS_EW_MAX_INPUTS);
   rs_ew_instr in = {.code = RS_EW_LOAD, .dtype = dt, .arg_dtype = dt, .a = p->ninputs};
   int r = emit(b, in, 0);
   if (r >= 0) p->in_dtype[p->ninputs++] = dt;
@@ -162,18 +162,16 @@ rs_status rs_ewb_output(rs_ew_builder *b, int reg, rs_dtype dt, int unsafe) {
   RS_TRY(check_reg(b, reg));
   rs_ew_program *p = &b->prog;
   if (p->ninputs + p->noutputs >= RS_EW_MAX_ARRAYS)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: more than %d arrays in one expression", b->who,
-                   RS_EW_MAX_ARRAYS - 1);
+    return rs_fail(RS_ERR_INTERNAL, "%s: more than %d outputs", b->who,
+                   RS_EW_MAX_ARRAYS - RS_EW_MAX_INPUTS);
   rs_dtype have = rs_ewb_dtype(b, reg);
-  if (b->weak[reg]) {
-    int r = rs_ewb_const(b, b->prog.instr[reg].value, have);
-    if (r < 0) return (rs_status)r;
-    reg = r;
-  }
   if (have != dt && !unsafe && !rs_can_cast_same_kind(have, dt))
     return rs_fail(RS_ERR_DTYPE, "%s: cannot write a %s result into a %s array (casting \"same_kind\")",
                    b->who, rs_dtype_name(have), rs_dtype_name(dt));
-  int r = rs_ewb_cast(b, reg, dt);
+  b->finishing = 1;
+  if (b->weak[reg]) reg = rs_ewb_const(b, b->prog.instr[reg].value, have);
+  int r = reg < 0 ? reg : rs_ewb_cast(b, reg, dt);
+  b->finishing = 0;
   if (r < 0) return (rs_status)r;
   p->out_reg[p->noutputs] = r;
   p->out_dtype[p->noutputs] = dt;

@@ -13,6 +13,7 @@ typedef struct rs_ew_builder {
   /* 0 for a strong register; 1 + rs_scalar_kind for a weak scalar constant */
   int weak[RS_EW_MAX_INSTR];
   const char *who; /* op name for messages */
+  int finishing;   /* inside rs_ewb_output: may go past RS_EW_MAX_NODES */
 } rs_ew_builder;
 
 void rs_ewb_init(rs_ew_builder *b, const char *who);

@@ -3,6 +3,7 @@
  * the life of an elementwise op from checks to the result. */
 #include <stdlib.h>
 #include <string.h>
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/layout.h"
 #include "kernel/kernel_jit.h"
@@ -54,8 +55,8 @@ static void simplify(rs_ew_geom *g, int first_out) {
   int out = 0;
   for (int k = 0; k < nd; k++) {
     if (out > 0) {
-      int j = out - 1, ok = g->index_strides[j] == g->index_strides[k] * g->shape[k];
-      for (int a = 0; ok && a < g->narrays; a++) ok = g->strides[a][j] == g->strides[a][k] * g->shape[k];
+      int j = out - 1, ok = rs_stride_follows(g->index_strides[j], g->index_strides[k], g->shape[k]);
+      for (int a = 0; ok && a < g->narrays; a++) ok = rs_stride_follows(g->strides[a][j], g->strides[a][k], g->shape[k]);
       if (ok) {
         g->shape[j] *= g->shape[k];
         g->index_strides[j] = g->index_strides[k];

@@ -2,6 +2,7 @@
  * layout BLAS takes - every matrix with a unit stride on one axis and the batch a single
  * uniform stride (0 for a broadcast operand) - copying only the operands that are not. */
 #include <string.h>
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/dtype_rules.h"
 #include "ops/into.h"
@@ -40,7 +41,7 @@ static int uniform_batch(const rs_array *x, const int64_t *xstrides, int nb, con
     int64_t s = (kx < 0 || x->shape[kx] == 1) ? 0 : xstrides[kx];
     if (stride < 0) {
       stride = s;
-    } else if (s != stride * span) {
+    } else if (!rs_stride_follows(s, stride, span)) {
       return 0;
     }
     span *= B[k];

@@ -74,7 +74,9 @@ rs_status rs_ops_broadcast(int *ndim, int64_t *shape, int n, const rs_array *con
     }
   }
   *ndim = nd;
-  return RS_OK;
+  /* Shapes that each fit can broadcast to one whose element count does not. */
+  int64_t elements = 0;
+  return rs_layout_count(&elements, nd, shape, who);
 }
 
 rs_order rs_ops_result_order(int n, const rs_array *const *arrays, int ndim, const int64_t *shape) {

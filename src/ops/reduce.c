@@ -1,6 +1,7 @@
 /* Reductions: axes, result dtypes and shapes, then a plan of kept and reduced axes for
  * the backend (src/backend/ops_table.h). */
 #include <string.h>
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/dtype_rules.h"
 #include "kernel/kernel_jit.h"
@@ -62,7 +63,7 @@ static void make_plan(rs_reduce_plan *p, const rs_array *a, const int64_t *a_str
       if (keepdims) oi++;
       if (n == 1) continue; /* no effect on the C-order position over the reduced axes */
       int j = p->nred - 1;
-      if (j >= 0 && p->red_strides[j] == a_strides[k] * n) { /* contiguous with the previous: merge */
+      if (j >= 0 && rs_stride_follows(p->red_strides[j], a_strides[k], n)) { /* contiguous with the previous: merge */
         p->red_shape[j] *= n;
         p->red_strides[j] = a_strides[k];
         continue;

@@ -23,7 +23,9 @@ rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
   *out = NULL;
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_create: context is NULL");
   if (flags & ~RS_EVENT_DISABLE_TIMING)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_event_create: unknown flags 0x%x", flags);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "rs_event_create: unknown flag bits 0x%x (known: RS_EVENT_DISABLE_TIMING)",
+                   flags & ~RS_EVENT_DISABLE_TIMING);
   rs_event *ev = rs_slab_alloc(&ctx->events, RS_MAGIC_EVENT);
   if (!ev) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "out of host memory for an event handle");
   ev->ctx = ctx;
@@ -36,9 +38,13 @@ rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
 
 rs_status rs_event_destroy(rs_event *ev) {
   if (!ev) return RS_OK;
-  RS_TRY(rs_event_check(ev, "rs_event_destroy"));
+  RS_TRY(rs_handle_claim(ev, RS_MAGIC_EVENT, "rs_event_destroy"));
   rs_context *ctx = ev->ctx;
-  RS_TRY(ctx->vt->event_destroy(ctx->be, ev->native));
+  rs_status st = ctx->vt->event_destroy(ctx->be, ev->native);
+  if (st != RS_OK) {
+    rs_handle_unclaim(ev);
+    return st;
+  }
   rs_slab_free(&ctx->events, ev);
   return RS_OK;
 }

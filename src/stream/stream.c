@@ -50,7 +50,9 @@ rs_status rs_stream_create(rs_stream **out, rs_context *ctx, unsigned flags) {
   *out = NULL;
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_create: context is NULL");
   if (flags & ~RS_STREAM_NON_BLOCKING)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_stream_create: unknown flags 0x%x", flags);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "rs_stream_create: unknown flag bits 0x%x (known: RS_STREAM_NON_BLOCKING)",
+                   flags & ~RS_STREAM_NON_BLOCKING);
   void *native = NULL;
   RS_TRY(ctx->vt->stream_create(ctx->be, flags, &native));
   rs_status st = rs_stream_new(out, ctx, native, RS_STREAM_ROLE_USER);
@@ -65,6 +67,12 @@ rs_status rs_stream_wrap(rs_stream **out, rs_context *ctx, void *native_handle) 
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_wrap: out is NULL");
   *out = NULL;
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_stream_wrap: context is NULL");
+  if (native_handle && ctx->vt->stream_check) {
+    rs_status st = ctx->vt->stream_check(ctx->be, native_handle);
+    if (st != RS_OK)
+      return rs_fail(st, "rs_stream_wrap: %p is not a live native stream of this context",
+                     native_handle);
+  }
   return rs_stream_new(out, ctx, native_handle, RS_STREAM_ROLE_WRAPPED);
 }
 
@@ -80,8 +88,15 @@ rs_status rs_stream_destroy(rs_stream *s) {
     return rs_fail(RS_ERR_INVALID_ARGUMENT,
                    "rs_stream_destroy: the built-in %s stream belongs to the context",
                    s->role == RS_STREAM_ROLE_LEGACY ? "legacy default" : "per-thread default");
+  RS_TRY(rs_handle_claim(s, RS_MAGIC_STREAM, "rs_stream_destroy"));
   rs_context *ctx = s->ctx;
-  if (s->role == RS_STREAM_ROLE_USER) RS_TRY(ctx->vt->stream_destroy(ctx->be, s->native));
+  if (s->role == RS_STREAM_ROLE_USER) {
+    rs_status st = ctx->vt->stream_destroy(ctx->be, s->native);
+    if (st != RS_OK) {
+      rs_handle_unclaim(s);
+      return st;
+    }
+  }
   rs_slab_free(&ctx->streams, s);
   return RS_OK;
 }

@@ -13,7 +13,7 @@ rs_status rs_memory_alloc(void **out, rs_context *ctx, size_t bytes, rs_stream *
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: context is NULL", who);
   void *native = NULL;
   RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
-  rs_status st = rs_device_malloc(ctx, bytes, native, out);
+  rs_status st = rs_memory_raw_alloc(ctx, bytes, native, out);
   if (st != RS_OK) return rs_fail_prefix(st, "%s(%zu bytes): ", who, bytes);
   return RS_OK;
 }
@@ -24,7 +24,7 @@ rs_status rs_memory_free(rs_context *ctx, void *ptr, rs_stream *stream) {
   if (!ptr) return RS_OK;
   void *native = NULL;
   RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
-  rs_status st = rs_device_mfree(ctx, ptr, 0, native);
+  rs_status st = rs_memory_raw_free(ctx, ptr, native);
   if (st != RS_OK) return rs_fail_prefix(st, "%s(%p): ", who, ptr);
   return RS_OK;
 }

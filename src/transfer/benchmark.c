@@ -23,6 +23,10 @@ static int rs_cmp_double(const void *a, const void *b) {
 rs_bench_summary rs_bench_summarize(const double *values, int n) {
   rs_bench_summary s = {0, 0, 0, 0, 0};
   if (n <= 0) return s;
+  if (!values) {
+    rs_fail(RS_ERR_NULL_POINTER, "rs_bench_summarize: values is NULL (n = %d)", n);
+    return s;
+  }
   double *sorted = malloc((size_t)n * sizeof *sorted);
   double sum = 0;
   for (int i = 0; i < n; i++) sum += values[i];

@@ -29,7 +29,8 @@ rs_status rs_to_device(rs_array **out, const rs_array *src, unsigned flags, rs_s
   if (out && (flags & ~RS_COPY_NONE)) { /* after the checks copy_to_new makes first */
     *out = NULL;
     RS_TRY(rs_array_check(src, who));
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", who, flags);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: unknown flag bits 0x%x (known: RS_COPY_NONE)", who,
+                   flags & ~RS_COPY_NONE);
   }
   return copy_to_new(out, src, stream, !(flags & RS_COPY_NONE), who, rs_device_array_like);
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <cuda_runtime.h>
 #include "backend/cuda/cuda_internal.h"
+#include "core/checked.h"
 
 // Flat copies use cudaMemcpyDefault rather than a kind derived from rs_copy_dir. With UVA
 // (every 64-bit platform CUDA 13 supports) the runtime knows what each pointer is, while
@@ -107,8 +108,7 @@ bool span_of(const Plan &p, const int64_t *strides, int64_t *out) {
   int64_t total = 0;
   for (int k = 0; k < p.ndim; ++k) {
     int64_t part;
-    if (__builtin_mul_overflow(p.shape[k] - 1, abs64(strides[k]), &part) ||
-        __builtin_add_overflow(total, part, &total))
+    if (rs_mul_i64(p.shape[k] - 1, abs64(strides[k]), &part) || rs_add_i64(total, part, &total))
       return false;
   }
   *out = total;
@@ -127,7 +127,7 @@ rs_status make_plan(const rs_strided_copy *c, Plan &p) {
   for (int k = 0; k < c->ndim; ++k) {
     const int64_t n = c->shape[k];
     if (n < 0) return rs_fail(RS_ERR_SHAPE, "copy_strided_async: shape[%d] = %lld is negative", k, (long long)n);
-    if (__builtin_mul_overflow(p.count, n, &p.count))
+    if (rs_mul_i64(p.count, n, &p.count))
       return rs_fail(RS_ERR_OVERFLOW, "copy_strided_async: element count overflows int64");
   }
   if (p.count == 0) return RS_OK;
@@ -181,7 +181,8 @@ rs_status make_plan(const rs_strided_copy *c, Plan &p) {
 
   int out = 0;
   for (int k = 0; k < p.ndim; ++k) {
-    if (out > 0 && p.ds[out - 1] == p.shape[k] * p.ds[k] && p.ss[out - 1] == p.shape[k] * p.ss[k]) {
+    if (out > 0 && rs_stride_follows(p.ds[out - 1], p.ds[k], p.shape[k]) &&
+        rs_stride_follows(p.ss[out - 1], p.ss[k], p.shape[k])) {
       p.shape[out - 1] *= p.shape[k];
       p.ds[out - 1] = p.ds[k];
       p.ss[out - 1] = p.ss[k];

@@ -183,6 +183,7 @@ const rs_backend_vtable rs_sim_vtable = {
     .stream_query = sim_stream_query,
     .stream_wait_event = sim_stream_wait_event,
     .stream_callback = sim_stream_callback,
+    .stream_check = sim_stream_check,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,
     .event_record = sim_event_record,

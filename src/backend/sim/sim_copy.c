@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend/sim/sim_internal.h"
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/layout.h"
 #include "core/strided.h"
@@ -133,7 +134,7 @@ rs_status sim_copy_strided_async(rs_backend *b, const rs_strided_copy *c, void *
     if (c->shape[d] < 0)
       return rs_fail(RS_ERR_SHAPE, "sim copy_strided_async: shape[%d] = %lld is negative", d,
                      (long long)c->shape[d]);
-    if (__builtin_mul_overflow(total, c->shape[d], &total))
+    if (rs_mul_i64(total, c->shape[d], &total))
       return rs_fail(RS_ERR_OVERFLOW, "sim copy_strided_async: element count overflows");
   }
   if (total == 0) return RS_OK;
@@ -148,8 +149,9 @@ rs_status sim_copy_strided_async(rs_backend *b, const rs_strided_copy *c, void *
                    c->src);
   int64_t dlo, dhi, slo, shi;
   int empty = 0;
-  rs_layout_extent(&dlo, &dhi, &empty, c->ndim, c->shape, c->dst_strides, is);
-  rs_layout_extent(&slo, &shi, &empty, c->ndim, c->shape, c->src_strides, is);
+  if (rs_layout_extent(&dlo, &dhi, &empty, c->ndim, c->shape, c->dst_strides, is) ||
+      rs_layout_extent(&slo, &shi, &empty, c->ndim, c->shape, c->src_strides, is))
+    return rs_fail(RS_ERR_OVERFLOW, "sim copy_strided_async: the strides reach beyond int64 bytes");
   RS_TRY(sim_check_device_range(b, c->dst, dlo, dhi, "sim copy_strided_async (destination)"));
   RS_TRY(sim_check_device_range(b, c->src, slo, shi, "sim copy_strided_async (source)"));
 

@@ -180,6 +180,7 @@ rs_status sim_stream_destroy(rs_backend *b, void *s);
 void *sim_stream_per_thread(rs_backend *b);
 rs_status sim_stream_synchronize(rs_backend *b, void *s);
 rs_status sim_stream_query(rs_backend *b, void *s, int *done);
+rs_status sim_stream_check(rs_backend *b, void *s);
 rs_status sim_stream_wait_event(rs_backend *b, void *s, void *ev);
 rs_status sim_stream_callback(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
 rs_status sim_synchronize_all(rs_backend *b);

@@ -141,12 +141,24 @@ rs_status sim_resolve_stream(rs_backend *b, void *handle, const char *what, sim_
     *out = b->legacy;
     return RS_OK;
   }
-  sim_stream *s = handle;
-  if (s->magic != SIM_STREAM_MAGIC || s->b != b)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: %p is not a stream of this simulator context",
-                   what, handle);
+  /* Looked up among this context's live streams by address, never read through: a
+   * wrapped handle may be any pointer at all (rs_stream_wrap), or a stream destroyed
+   * since. */
+  sim_stream *s = NULL;
+  pthread_mutex_lock(&b->lock);
+  for (sim_stream *x = b->streams; x && !s; x = x->next)
+    if ((void *)x == handle) s = x;
+  pthread_mutex_unlock(&b->lock);
+  if (!s)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "%s: %p is not a live stream of this simulator context", what, handle);
   *out = s;
   return RS_OK;
+}
+
+rs_status sim_stream_check(rs_backend *b, void *handle) {
+  sim_stream *s = NULL;
+  return sim_resolve_stream(b, handle, "sim stream_check", &s);
 }
 
 rs_status sim_stream_create(rs_backend *b, unsigned flags, void **out) {
