@@ -10,6 +10,7 @@
 # interesting ones into fuzz/corpus/NAME by hand, small). fuzz/known/NAME/ holds inputs
 # that reach defects known from issue 11 and being fixed elsewhere: they are skipped
 # unless RS_FUZZ_KNOWN=1, which also lets the harnesses explore those defects.
+# RS_FUZZ_SEED=N fixes libFuzzer's seed (scripts/test.sh: 1, so CI's runs repeat).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-5}"
@@ -36,7 +37,7 @@ for name in "${names[@]}"; do
   log="build-fuzz/$name.log"
   mkdir -p "$work" "fuzz/corpus/$name"
   # the first directory receives new inputs; the committed corpus is only read
-  if "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 -max_len=4096 \
+  if "$bin" -seed="${RS_FUZZ_SEED:-0}" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 -max_len=4096 \
       -artifact_prefix=build-fuzz/artifacts/"$name"- "$work" "fuzz/corpus/$name" >"$log" 2>&1; then
     echo "fuzz: $name: $(grep -Eo 'Done [0-9]+ runs' "$log" | tail -1) in ${secs} s, ok"
   else

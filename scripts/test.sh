@@ -22,5 +22,5 @@ if [ "${RESIDENT_SKIP_SANITIZE:-0}" != "1" ]; then
 fi
 if [ "${RESIDENT_SKIP_FUZZ:-0}" != "1" ] && command -v clang >/dev/null 2>&1; then
   echo "== libFuzzer harnesses: a short run of each (scripts/fuzz.sh) =="
-  bash scripts/fuzz.sh 5
+  RS_FUZZ_SEED=1 bash scripts/fuzz.sh 5
 fi

@@ -32,6 +32,7 @@ static const struct {
     {"slice-extreme-step", 7, "slices with extreme steps overflow (UBSan in views.c)"},
     {"get-param-index-max", 15, "rs_kernel_get_param(k, INT_MAX): the message's `index + 1` overflows (UBSan), "
                                 "in the message item 15 rewrites"},
+    {"destroyed-context", 11, "a context used after rs_context_destroy is a use after free"},
     {"expr-null-message", 0, "the expression's node functions return -1 for a NULL expression with no message "
                              "(src/ops/expr.c: `if (!e) return -1;`)"},
 };
@@ -230,6 +231,14 @@ static void case_context(fx *f) {
   BAD(rs_context_get_props(NULL, &props));
   BAD(rs_context_get_props(f->ctx, NULL));
   BAD(rs_context_synchronize(NULL));
+  if (!is_known("destroyed-context")) {
+    rs_context *gone = NULL;
+    if (rs_context_create(&gone, RS_BACKEND_SIM, 0) == RS_OK && rs_context_destroy(gone) == RS_OK) {
+      BAD(rs_context_synchronize(gone));
+      BAD(rs_context_destroy(gone));
+      BAD(rs_device_array(&o, gone, 2, shape33, RS_FLOAT32, NULL, RS_ORDER_C));
+    }
+  }
   BAD(rs_parse_bytes(NULL, &bytes));
   BAD(rs_parse_bytes("12", NULL));
   BAD(rs_parse_bytes("twelve", &bytes));
