@@ -1,9 +1,9 @@
 /* A sequence of API calls decoded from the input: small arrays made on the host or the
  * device (float32/64, int32/64, up to 3 dimensions of up to 4), views of them (slices,
  * transposes, reshapes, added and removed axes), copies both ways, elementwise ops, casts,
- * writes into existing arrays, sums and releases. Beside each array the harness keeps a
- * plain C model of its values (row-major doubles); every result is read back and compared
- * with the model, and at the end the context must hold nothing.
+ * writes into existing arrays, sums (of all, or along an axis) and releases. Beside each
+ * array the harness keeps a plain C model of its values (row-major doubles); every result
+ * is read back and compared with the model, and at the end the context must hold nothing.
  *
  * Values stay small integers (below 2^22), so every dtype holds them exactly and every
  * elementwise result must match exactly; sums within a relative 1e-6. Slices use steps up
@@ -345,6 +345,34 @@ static void op_sum(rs_fz_reader *r) {
   CALL_OK(rs_array_release(y));
 }
 
+/* A sum along one axis (given as negative half the time), keeping it or not. */
+static void op_sum_axis(rs_fz_reader *r) {
+  slot *s = pick(r), *o = free_slot();
+  if (!s || !o || s->ndim == 0) return;
+  int axis = (int)rs_fz_below(r, (unsigned)s->ndim), keep = (int)rs_fz_below(r, 2);
+  int given = rs_fz_below(r, 2) ? axis - s->ndim : axis;
+  slot m = {0};
+  int64_t outer = 1, len = s->shape[axis], inner = 1;
+  for (int i = 0; i < s->ndim; i++) {
+    if (i < axis) outer *= s->shape[i];
+    if (i > axis) inner *= s->shape[i];
+    if (i != axis || keep) m.shape[m.ndim++] = i == axis ? 1 : s->shape[i];
+  }
+  for (int64_t a = 0; a < outer; a++)
+    for (int64_t c = 0; c < inner; c++) {
+      double sum = 0;
+      for (int64_t k = 0; k < len; k++) sum += s->v[(a * len + k) * inner + c];
+      if (fabs(sum) >= LIMIT) return;
+      m.v[a * inner + c] = sum;
+    }
+  rs_array *y = NULL;
+  CALL_OK(rs_sum(&y, s->a, 1, &given, keep, NULL));
+  *o = m;
+  o->a = y;
+  o->group = next_group++;
+  check(o);
+}
+
 static void op_fill(rs_fz_reader *r) {
   slot *s = pick(r);
   if (!s || !alone(s)) return;
@@ -366,7 +394,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(slots, 0, sizeof slots);
   const int trace = getenv("RS_FUZZ_TRACE") != NULL; /* to read a failing input's steps */
   for (int steps = 0; r.n > 0 && steps < 64; steps++) {
-    unsigned op = rs_fz_below(&r, 7);
+    unsigned op = rs_fz_below(&r, 8);
     if (trace) {
       fprintf(stderr, "step %d: op %u;", steps, op);
       for (int i = 0; i < NSLOTS; i++)
@@ -380,6 +408,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 3: op_binary(&r); break;
       case 4: op_sum(&r); break;
       case 5: op_fill(&r); break;
+      case 6: op_sum_axis(&r); break;
       default: op_release(&r); break;
     }
   }
