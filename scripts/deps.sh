@@ -41,3 +41,18 @@ fi
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "deps: nvcc found in /usr/local/cuda/bin"
 fi
+# libFuzzer (scripts/fuzz.sh, where clang is installed) is in clang's runtime libraries,
+# a package of their own.
+if command -v clang >/dev/null 2>&1; then
+  probe="$(mktemp -d)"
+  printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$probe/p.c"
+  if ! clang -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" >/dev/null 2>&1; then
+    major="$(clang -dumpversion | cut -d. -f1)"
+    echo "deps: installing libclang-rt-$major-dev (libFuzzer)"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "libclang-rt-$major-dev" >/dev/null ||
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libclang-rt-dev >/dev/null
+  fi
+  rm -rf "$probe"
+fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build resident and run every test on every available backend (the simulator always,
 # CUDA when a GPU answers), then again under AddressSanitizer + UndefinedBehaviorSanitizer
-# on the simulator. Set RESIDENT_SKIP_SANITIZE=1 to skip the second pass.
+# on the simulator, then (where clang is installed) a short run of each libFuzzer harness
+# of fuzz/ (scripts/fuzz.sh). RESIDENT_SKIP_SANITIZE=1 skips the sanitizer pass,
+# RESIDENT_SKIP_FUZZ=1 the fuzzers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -20,4 +22,8 @@ if [ "${RESIDENT_SKIP_SANITIZE:-0}" != "1" ]; then
   cmake --build build-asan -j"$JOBS"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan -j"$JOBS" --output-on-failure -L sim
+fi
+if [ "${RESIDENT_SKIP_FUZZ:-0}" != "1" ] && command -v clang >/dev/null 2>&1; then
+  echo "== libFuzzer harnesses: a short run of each (scripts/fuzz.sh) =="
+  RS_FUZZ_SEED=1 bash scripts/fuzz.sh 5
 fi

@@ -146,14 +146,6 @@ static void rs_launch_release_staged(rs_launch_args *la) {
   }
 }
 
-/* A view of base's buffer laid out as `like`, at byte offset `offset`. */
-static rs_status rs_view_as(rs_array **out, const rs_array *base, rs_dtype dtype, int ndim, const int64_t *shape,
-                            const int64_t *strides, int64_t offset) {
-  RS_TRY(rs_array_new_view(out, base, ndim, shape, strides, offset));
-  (*out)->dtype = dtype;
-  return RS_OK;
-}
-
 /* The host side and device side a group's copies move between. */
 static rs_array *rs_group_host(const rs_launch_args *la, int lead) {
   return la->span_host[lead] ? la->span_host[lead] : la->given[lead];
@@ -171,7 +163,7 @@ static rs_status rs_stage_group(rs_launch_args *la, int lead) {
   } else {
     int64_t n = (int64_t)(g.hi - g.lo), one = 1, at = (int64_t)(g.lo - (uintptr_t)host->buf->ptr);
     if (g.one_buffer)
-      RS_TRY(rs_view_as(&la->span_host[lead], host, RS_UINT8, 1, &n, &one, at));
+      RS_TRY(rs_array_new_typed_view(&la->span_host[lead], host, RS_UINT8, 1, &n, &one, at));
     else /* overlapping memory of several buffers: the span itself, wrapped */
       RS_TRY(rs_array_wrap(&la->span_host[lead], la->ctx, RS_MEM_HOST, (void *)g.lo, 1, &n, RS_UINT8, NULL, NULL,
                            NULL, la->kernel));
@@ -189,7 +181,7 @@ static rs_status rs_stage_group(rs_launch_args *la, int lead) {
       RS_TRY(rs_array_retain(la->staged[lead]));
       la->staged[i] = la->staged[lead];
     } else {
-      RS_TRY(rs_view_as(&la->staged[i], la->span_dev[lead], a->dtype, a->ndim, a->shape, a->strides,
+      RS_TRY(rs_array_new_typed_view(&la->staged[i], la->span_dev[lead], a->dtype, a->ndim, a->shape, a->strides,
                         (int64_t)(rs_host_addr(a) - g.lo)));
     }
   }

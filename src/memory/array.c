@@ -35,9 +35,9 @@ static rs_status rs_array_handle(rs_array **out, rs_context *ctx, rs_buffer *buf
 /* The invariant every array keeps (core/checked.h): its element count times the item
  * size fits int64, and every byte it reaches is inside its buffer - so nothing that walks
  * an array can overflow, and no view reads memory that is not its own. */
-static rs_status rs_view_check(const rs_array *base, int ndim, const int64_t *shape,
+static rs_status rs_view_check(const rs_array *base, rs_dtype dtype, int ndim, const int64_t *shape,
                                const int64_t *strides, int64_t offset) {
-  size_t item = rs_dtype_size(base->dtype);
+  size_t item = rs_dtype_size(dtype);
   int64_t elements = 0, bytes = 0, low = 0, high = 0, first = 0, last = 0;
   int empty = 0;
   RS_TRY(rs_layout_count(&elements, ndim, shape, "view"));
@@ -56,9 +56,14 @@ static rs_status rs_view_check(const rs_array *base, int ndim, const int64_t *sh
 
 rs_status rs_array_new_view(rs_array **out, const rs_array *base, int ndim, const int64_t *shape,
                             const int64_t *strides, int64_t offset) {
-  RS_TRY(rs_view_check(base, ndim, shape, strides, offset));
+  return rs_array_new_typed_view(out, base, base->dtype, ndim, shape, strides, offset);
+}
+
+rs_status rs_array_new_typed_view(rs_array **out, const rs_array *base, rs_dtype dtype, int ndim,
+                                  const int64_t *shape, const int64_t *strides, int64_t offset) {
+  RS_TRY(rs_view_check(base, dtype, ndim, shape, strides, offset));
   rs_buffer_retain(base->buf);
-  rs_status st = rs_array_handle(out, base->ctx, base->buf, ndim, base->dtype, shape, strides,
+  rs_status st = rs_array_handle(out, base->ctx, base->buf, ndim, dtype, shape, strides,
                                  offset);
   if (st != RS_OK) rs_buffer_release(base->buf);
   return st;

@@ -44,6 +44,9 @@ rs_mem_kind rs_buffer_effective_kind(const rs_buffer *buf);
 /* A new handle over buf (takes a new reference on buf) with the given layout. */
 rs_status rs_array_new_view(rs_array **out, const rs_array *base, int ndim,
                             const int64_t *shape, const int64_t *strides, int64_t offset);
+/* The same, seeing the bytes as another dtype (checked against the buffer as that dtype). */
+rs_status rs_array_new_typed_view(rs_array **out, const rs_array *base, rs_dtype dtype, int ndim,
+                                  const int64_t *shape, const int64_t *strides, int64_t offset);
 
 /* Allocate a fresh array of a kind (layout from strides or order). */
 rs_status rs_array_alloc(rs_array **out, rs_context *ctx, rs_mem_kind kind, unsigned flags,

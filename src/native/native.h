@@ -10,6 +10,11 @@
 #define RS_NATIVE_H
 
 #include <complex.h>
+/* glibc defines CMPLX/CMPLXF for GCC >= 4.7 only; clang (the fuzz build) has the builtin. */
+#if !defined(CMPLX) && defined(__clang__)
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

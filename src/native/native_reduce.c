@@ -279,7 +279,8 @@ static void inner_body(int64_t o0, int64_t o1, void *arg) {
       int64_t in_off;
       out_offsets(p, o + i, &in_off, &outs[i]);
       acc_init(&accs[i], p->op, j->acc_cls);
-      fold_range(j, p->in + in_off, 0, p->n_red, &accs[i]);
+      /* an empty input may have no memory at all (in == NULL): nothing to fold */
+      if (p->n_red > 0) fold_range(j, p->in + in_off, 0, p->n_red, &accs[i]);
     }
     store_block(j, accs, outs, n);
   }

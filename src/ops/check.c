@@ -17,6 +17,9 @@ enum { OUT_CLOSE, OUT_EXCESS, OUT_DIFF, OUT_REL, NOUT };
 static rs_status compare(rs_array **outs, const rs_array *x, const rs_array *y, double rtol, double atol, int equal_nan,
                          rs_stream *stream) {
   const char *who = "allclose";
+  /* the handles first: the builder below reads their dtypes */
+  RS_TRY(rs_array_check(x, "allclose (actual)"));
+  RS_TRY(rs_array_check(y, "allclose (desired)"));
   rs_ew_builder b;
   rs_ewb_init(&b, who);
   rs_dtype wd = (rs_dtype_is_complex(x->dtype) || rs_dtype_is_complex(y->dtype)) ? RS_COMPLEX128 : RS_FLOAT64;
