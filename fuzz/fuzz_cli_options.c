@@ -26,13 +26,15 @@ static void check_numbers(const char *text) {
   errno = 0;
   char *end = NULL;
   long ref = strtol(text, &end, 10);
-  int ref_ok = end != text && *end == '\0' && errno == 0 && ref >= 1 && ref <= 1000;
+  /* the strict grammar (src/core/parse.h): decimal digits only, no sign or space */
+  int digits = text[0] != '\0' && strspn(text, "0123456789") == strlen(text);
+  int ref_ok = digits && end != text && *end == '\0' && errno == 0 && ref >= 1 && ref <= 1000;
   int ok = rs_opt_int(&v, text, 1, 1000) == 0;
   FZ_ASSERT(ok == ref_ok && (!ok || v == ref), "rs_opt_int('%s') = %d/%ld, reference %d/%ld", text, ok, v,
             ref_ok, ref);
   double d = -5;
-  ok = rs_opt_double(&d, text) == 0;
-  FZ_ASSERT(!ok || isfinite(d), "rs_opt_double('%s') = %g", text, d);
+  ok = rs_opt_double(&d, text, 1e9) == 0;
+  FZ_ASSERT(!ok || (isfinite(d) && d > 0 && d <= 1e9), "rs_opt_double('%s') = %g", text, d);
   FZ_ASSERT(ok || d == -5, "a failed rs_opt_double('%s') wrote %g", text, d);
 }
 
@@ -56,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * the rest of the argument or the next argument */
   argv[argc] = NULL;
   for (int i = 1; i < argc; i++) {
-    int j = i, missing = -1;
+    int j = i, missing = 0; /* set, never cleared, by rs_opt_value (cli/options.h) */
     const char *v = rs_opt_value(argc, argv, &j, "--size", &missing);
     FZ_ASSERT(j == i || (j == i + 1 && v == argv[j]), "rs_opt_value moved %d -> %d", i, j);
     FZ_ASSERT(!v || (v >= argv[i] && v <= argv[i] + strlen(argv[i])) || v == argv[i + 1], "value");

@@ -676,7 +676,30 @@ BOTH(expand_squeeze)
 BOTH(contiguity)
 BOTH(keep_alive)
 
+/* Every slice of an empty axis is empty, whatever its start and step (Python: x[0::-1]
+ * of an empty list is empty); it was one element (found by fuzz_api_sequence). */
+static void test_slice_of_empty_axis(rs_context *ctx) {
+  int64_t shape[2] = {0, 3};
+  rs_array *a = NULL, *v = NULL;
+  CHECK_OK(rs_host_array(&a, ctx, 2, shape, RS_FLOAT32, NULL, RS_ORDER_C));
+  const rs_slice cases[] = {{0, RS_SLICE_DEFAULT, -1}, {RS_SLICE_DEFAULT, RS_SLICE_DEFAULT, -1},
+                            {0, 0, 1}, {RS_SLICE_DEFAULT, RS_SLICE_DEFAULT, 2}, {0, RS_SLICE_DEFAULT, -3}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    rs_slice s[2] = {cases[i], RS_SLICE_ALL};
+    CHECK_OK(rs_array_slice(&v, a, 2, s));
+    CHECK_MSG(rs_array_shape(v)[0] == 0 && rs_array_shape(v)[1] == 3, "case %zu: shape (%lld, %lld)", i,
+              (long long)rs_array_shape(v)[0], (long long)rs_array_shape(v)[1]);
+    CHECK_EQ_I64(rs_array_size(v), 0);
+    CHECK_OK(rs_array_release(v));
+    v = NULL;
+  }
+  rs_slice past = {1, RS_SLICE_DEFAULT, 1};
+  CHECK_STATUS(rs_array_slice(&v, a, 1, &past), RS_ERR_INDEX);
+  CHECK_OK(rs_array_release(a));
+}
+
 static const rs_test_case tests[] = {
+    RS_TEST(test_slice_of_empty_axis),
     RS_TEST(test_reshape_host),        RS_TEST(test_reshape_device),
     RS_TEST(test_ravel_host),          RS_TEST(test_ravel_device),
     RS_TEST(test_transpose_host),      RS_TEST(test_transpose_device),

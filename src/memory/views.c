@@ -165,7 +165,12 @@ static rs_status rs_slice_axis(int64_t *first, int64_t *count, int64_t n, rs_sli
     if (idx[k] < 0) idx[k] += n;
   }
   int64_t start = idx[0], stop = idx[1];
-  if (s.step < 0 && start == n && n > 0)
+  if (n == 0) { /* every slice of an empty axis is empty, whatever its step (Python's too) */
+    *first = 0;
+    *count = 0;
+    return RS_OK;
+  }
+  if (s.step < 0 && start == n)
     return rs_fail(RS_ERR_INDEX, "slice: start %lld is out of range for axis %d of length %lld",
                    (long long)s.start, axis, (long long)n);
   *first = start;

@@ -55,6 +55,20 @@ static int fail(rs_expr *e, int status) {
   return -1;
 }
 
+/* 0 if e can take a new node; else -1 with the message saying why (a NULL expression,
+ * or the failure an earlier node left, which sticks). */
+static int usable(const rs_expr *e, const char *who) {
+  if (!e) {
+    rs_fail(RS_ERR_NULL_POINTER, "%s: expression is NULL", who);
+    return -1;
+  }
+  if (e->status != RS_OK) {
+    rs_fail(e->status, "%s: the expression failed earlier: %s", who, e->message);
+    return -1;
+  }
+  return 0;
+}
+
 static int node_ok(rs_expr *e, int x) {
   if (x < 0 || x >= e->b.prog.ninstr)
     return fail(e, rs_fail(RS_ERR_INVALID_ARGUMENT, "expression: %d is not a node of this expression", x));
@@ -89,8 +103,7 @@ static int shaped(rs_expr *e, int r, int n, const int *operands) {
 }
 
 int rs_expr_array(rs_expr *e, const rs_array *a) {
-  if (!e) return -1;
-  if (e->status) return -1;
+  if (usable(e, "rs_expr_array")) return -1;
   rs_status st = rs_array_check(a, "rs_expr_array");
   if (st != RS_OK) return fail(e, st);
   if (a->ctx != e->ctx) return fail(e, rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_expr_array: the array belongs to another context"));
@@ -105,31 +118,31 @@ int rs_expr_array(rs_expr *e, const rs_array *a) {
 }
 
 int rs_expr_scalar(rs_expr *e, rs_scalar s) {
-  if (!e || e->status) return -1;
+  if (usable(e, "rs_expr_scalar")) return -1;
   return shaped(e, rs_ewb_scalar(&e->b, s), 0, NULL);
 }
 
 int rs_expr_unary(rs_expr *e, rs_op op, int x) {
-  if (!e || e->status || node_ok(e, x)) return -1;
+  if (usable(e, "rs_expr_unary") || node_ok(e, x)) return -1;
   int ops[1] = {x};
   return shaped(e, rs_ewb_unary(&e->b, op, x), 1, ops);
 }
 
 int rs_expr_binary(rs_expr *e, rs_op op, int x, int y) {
-  if (!e || e->status || node_ok(e, x) || node_ok(e, y)) return -1;
+  if (usable(e, "rs_expr_binary") || node_ok(e, x) || node_ok(e, y)) return -1;
   int ops[2] = {x, y};
   int r = shaped(e, rs_ewb_binary(&e->b, op, x, y), 2, ops);
   return r;
 }
 
 int rs_expr_where(rs_expr *e, int cond, int x, int y) {
-  if (!e || e->status || node_ok(e, cond) || node_ok(e, x) || node_ok(e, y)) return -1;
+  if (usable(e, "rs_expr_where") || node_ok(e, cond) || node_ok(e, x) || node_ok(e, y)) return -1;
   int ops[3] = {cond, x, y};
   return shaped(e, rs_ewb_where(&e->b, cond, x, y), 3, ops);
 }
 
 int rs_expr_astype(rs_expr *e, int x, rs_dtype dtype) {
-  if (!e || e->status || node_ok(e, x)) return -1;
+  if (usable(e, "rs_expr_astype") || node_ok(e, x)) return -1;
   int ops[1] = {x};
   return shaped(e, rs_ewb_cast(&e->b, x, dtype), 1, ops);
 }
