@@ -42,8 +42,10 @@ RS_API rs_stream *rs_stream_legacy(rs_context *ctx);      /* legacy default stre
 RS_API rs_stream *rs_stream_per_thread(rs_context *ctx);  /* the calling thread's default stream */
 
 /* Wrap an external stream handle (a cudaStream_t on the CUDA backend; on the simulator,
- * a handle from rs_stream_native, checked to be live). The external owner keeps ownership of the handle;
- * rs_stream_destroy frees only the wrapper. */
+ * a handle from rs_stream_native, checked to be live: anything else is
+ * RS_ERR_INVALID_ARGUMENT). CUDA offers no way to tell a stray pointer from a live
+ * cudaStream_t, so there the caller vouches for it. The external owner keeps ownership of
+ * the handle; rs_stream_destroy frees only the wrapper. */
 RS_API rs_status rs_stream_wrap(rs_stream **out, rs_context *ctx, void *native_handle);
 
 /* The backend's handle (cudaStream_t on CUDA). NULL means the legacy default stream. */
