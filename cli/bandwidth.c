@@ -96,11 +96,7 @@ int rs_cmd_bandwidth(int argc, char **argv) {
   for (int k = 0; k < RS_BW_KINDS; k++) fprintf(txt, " %13s", rs_bw_kind_name((rs_bw_kind)k));
   fprintf(txt, "   (GB/s, median of %ld)\n", repeat);
   if (j) {
-    rs_json_object(j, NULL);
-    rs_json_string(j, "schema", "resident.bandwidth/1");
-    rs_json_string(j, "version", rs_version());
-    rs_json_string(j, "backend", bname);
-    rs_json_string(j, "device", p.name);
+    rs_json_report(j, "resident.bandwidth/1", bname, p.name);
     rs_json_int(j, "repeat", repeat);
     rs_json_array(j, "kinds");
     for (int k = 0; k < RS_BW_KINDS; k++) rs_json_string(j, NULL, rs_bw_kind_name((rs_bw_kind)k));

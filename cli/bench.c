@@ -185,11 +185,7 @@ int rs_cmd_bench(int argc, char **argv) {
   if (rs_context_backend(ctx) == RS_BACKEND_SIM)
     fprintf(txt, "note: the simulator's \"device\" is this CPU too (its threads); run on a GPU for the real crossover\n");
   if (j) {
-    rs_json_object(j, NULL);
-    rs_json_string(j, "schema", "resident.bench/1");
-    rs_json_string(j, "version", rs_version());
-    rs_json_string(j, "backend", bname);
-    rs_json_string(j, "device", props.name);
+    rs_json_report(j, "resident.bench/1", bname, props.name);
     rs_json_number(j, "budget_ms", o.budget_ms);
     rs_json_array(j, "workloads");
   }

@@ -68,11 +68,7 @@ int rs_cmd_info(int argc, char **argv) {
   FILE *out = o.text;
   rs_json *j = o.json.f ? &o.json : NULL;
   fprintf(out, "resident %s\n", rs_version());
-  if (j) {
-    rs_json_object(j, NULL);
-    rs_json_string(j, "schema", "resident.info/1");
-    rs_json_string(j, "version", rs_version());
-  }
+  if (j) rs_json_report(j, "resident.info/1", NULL, NULL);
   rs_context *ctx = NULL;
   if (rs_context_create(&ctx, RS_BACKEND_AUTO, 0) == RS_OK) {
     const char *name = rs_backend_name(rs_context_backend(ctx));

@@ -1,5 +1,6 @@
 #include <math.h>
 #include "cli/json.h"
+#include "resident/version.h"
 
 void rs_json_init(rs_json *j, FILE *f) {
   j->f = f;
@@ -84,4 +85,12 @@ void rs_json_bool(rs_json *j, const char *key, int value) {
 void rs_json_null(rs_json *j, const char *key) {
   rs_json_member(j, key);
   fputs("null", j->f);
+}
+
+void rs_json_report(rs_json *j, const char *schema, const char *backend, const char *device) {
+  rs_json_object(j, NULL);
+  rs_json_string(j, "schema", schema);
+  rs_json_string(j, "version", rs_version());
+  if (backend) rs_json_string(j, "backend", backend);
+  if (device) rs_json_string(j, "device", device);
 }

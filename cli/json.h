@@ -26,4 +26,8 @@ void rs_json_number(rs_json *j, const char *key, double value); /* not finite: n
 void rs_json_bool(rs_json *j, const char *key, int value);
 void rs_json_null(rs_json *j, const char *key);
 
+/* Open a command's report: the top object with its "schema" and the library's "version";
+ * "backend" and "device" too where they are given (info's come per backend). */
+void rs_json_report(rs_json *j, const char *schema, const char *backend, const char *device);
+
 #endif

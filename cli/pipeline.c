@@ -309,11 +309,7 @@ int rs_cmd_pipeline(int argc, char **argv) {
           o.pinned ? "pinned" : "pageable");
   fprintf(out, "backend: %s (%s)\n", bname, props.name);
   if (j) {
-    rs_json_object(j, NULL);
-    rs_json_string(j, "schema", "resident.pipeline/1");
-    rs_json_string(j, "version", rs_version());
-    rs_json_string(j, "backend", bname);
-    rs_json_string(j, "device", props.name);
+    rs_json_report(j, "resident.pipeline/1", bname, props.name);
     rs_json_int(j, "kernels", o.kernels);
     rs_json_int(j, "elements", n);
     rs_json_string(j, "dtype", rs_dtype_name(o.dtype));
