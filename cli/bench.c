@@ -182,11 +182,16 @@ int rs_cmd_bench(int argc, char **argv) {
   rs_progress_begin(&prog);
   int w0 = o.workload < 0 ? 0 : o.workload, w1 = o.workload < 0 ? rs_bw_nworkloads : o.workload + 1;
   fprintf(txt, "resident bench: host (this CPU, one thread) vs device (%s backend, %s)\n", bname, props.name);
+  int blas_threads = 1;
+  const char *blas = rs_linalg_host_library(&blas_threads);
+  fprintf(txt, "host linear algebra: %s, %d thread%s\n", blas, blas_threads, blas_threads == 1 ? "" : "s");
   if (rs_context_backend(ctx) == RS_BACKEND_SIM)
     fprintf(txt, "note: the simulator's \"device\" is this CPU too (its threads); run on a GPU for the real crossover\n");
   if (j) {
     rs_json_report(j, "resident.bench/1", bname, props.name);
     rs_json_number(j, "budget_ms", o.budget_ms);
+    rs_json_string(j, "host_blas", blas);
+    rs_json_int(j, "host_blas_threads", blas_threads);
     rs_json_array(j, "workloads");
   }
   for (int wi = w0; wi < w1; wi++) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what building and testing resident needs, where it is missing: a C/C++
-# compiler, CMake (>= 3.24), make, and Python 3 with NumPy (test references) in the
-# project's virtual environment .venv.
+# compiler, CMake (>= 3.24), make, OpenBLAS with LAPACKE (Debian packages; optional to the
+# build), and Python 3 with NumPy (test references) in the project's virtual environment
+# .venv.
 # The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA
 # backend is built too.
 set -euo pipefail
@@ -16,6 +17,13 @@ if command -v cmake >/dev/null 2>&1; then
   if [ "$(printf '%s\n3.24\n' "$ver" | sort -V | head -1)" != "3.24" ]; then need_apt+=(cmake); fi
 else
   need_apt+=(cmake)
+fi
+# The host path's linear algebra runs on OpenBLAS (CBLAS, LAPACKE) where it is installed
+# (Debian's packages; CMake finds them, RESIDENT_HOST_BLAS); without them, plain C loops.
+if command -v dpkg >/dev/null 2>&1; then
+  for pkg in libopenblas-dev liblapacke-dev; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+  done
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "deps: installing ${need_apt[*]}"

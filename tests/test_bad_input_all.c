@@ -991,6 +991,9 @@ static void case_linalg(fx *f) {
   BAD(rs_svd_into(f->d, f->row, f->d, NULL, 0, NULL));
   BAD(rs_svd_into(f->d, f->row, f->d, f->d, 0, NULL)); /* s is (4), not (3) */
   BAD(rs_svd_into(f->fd, f->row, f->d, f->d, 0, NULL));
+  /* nothing can be bad: threads may be NULL */
+  int threads = 0;
+  EXPECT(rs_linalg_host_library(NULL) != NULL && rs_linalg_host_library(&threads) != NULL && threads >= 1);
 }
 
 static void case_expr(fx *f) {
@@ -1210,6 +1213,7 @@ static const struct {
     {"rs_svd_into", case_linalg},
     {"rs_solve", case_linalg},
     {"rs_solve_into", case_linalg},
+    {"rs_linalg_host_library", case_linalg},
     {"rs_pinned_array", case_memory},
     {"rs_pinned_array_like", case_memory},
     {"rs_mapped_array", case_memory},

@@ -4,7 +4,10 @@
  * complex64, complex128 (operands promote; other dtypes are RS_ERR_DTYPE - cast first).
  * On the GPU: cuBLAS and cuSOLVER, loaded when first used (a machine without them gets
  * RS_ERR_UNSUPPORTED from these calls and nothing else changes). On the host and the
- * simulator: plain C (blocked loops, one-sided Jacobi SVD, LU with partial pivoting).
+ * simulator: OpenBLAS (CBLAS gemm, LAPACKE getrf/getrs and gesdd) where the library was
+ * built with it (RESIDENT_HOST_BLAS, found at build time; its threads as OpenBLAS sets
+ * them, OPENBLAS_NUM_THREADS), else plain C (blocked loops, one-sided Jacobi SVD, LU
+ * with partial pivoting).
  *
  * Thread safety: as every op.
  */
@@ -50,6 +53,10 @@ RS_API rs_status rs_svd_into(rs_array *u, rs_array *s, rs_array *vh, const rs_ar
  * reads a flag from the device (an implicit copy of 4 bytes per call, recorded). */
 RS_API rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream);
 RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b, rs_stream *stream);
+
+/* What the host path's matmul, SVD and solve run on: "OpenBLAS <version and build>" or
+ * "C loops" (a static string); *threads (when threads is not NULL) the threads it uses. */
+RS_API const char *rs_linalg_host_library(int *threads);
 
 #ifdef __cplusplus
 }

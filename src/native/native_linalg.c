@@ -1,4 +1,6 @@
-/* Native matrix product and linear solve. Plain loops, correct first: matmul walks each
+/* Native matrix product and linear solve. Where the build has an optimized BLAS
+ * (native_blas.c, native_lapack.c) it does the work; these plain loops are the fallback
+ * for builds without one and layouts it cannot take. Correct first: matmul walks each
  * output row in column blocks with a local accumulator (any strides); solve is LU with
  * partial pivoting in double precision (complex double for complex), whatever the
  * dtype, rounded once at the end. */
@@ -6,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include "native/native.h"
+#include "native/native_blas.h"
 
 #define MM_BLOCK 256
 
@@ -57,6 +60,7 @@ static void matmul_body(int64_t r0, int64_t r1, void *arg) {
 void rs_native_matmul(rs_thread_pool *pool, const rs_matmul_plan *p) {
   int64_t rows = p->batch * p->m;
   if (rows <= 0 || p->n <= 0) return;
+  if (rs_blas_matmul(p)) return;
   if (rs_native_parallel(pool, rows * p->n * (p->k > 0 ? p->k : 1)))
     rs_native_for(pool, rows, matmul_body, (void *)(uintptr_t)p);
   else
@@ -169,6 +173,7 @@ static void solve_body(int64_t q0, int64_t q1, void *arg) {
 }
 
 void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch) {
+  if (rs_blas_solve(p, scratch)) return;
   size_t flags_at = rs_native_solve_scratch(p) - sizeof(int32_t) * (size_t)p->batch;
   solve_job j = {p, scratch, (int32_t *)(void *)((unsigned char *)scratch + flags_at)};
   if (p->batch > 1 && rs_native_parallel(pool, p->batch * p->n * p->n * p->n))

@@ -1,4 +1,4 @@
-/* Native SVD: one-sided Jacobi (Hestenes), in double precision (complex double for
+/* Native SVD, the fallback where the build has no LAPACK (native_lapack.c): one-sided Jacobi (Hestenes), in double precision (complex double for
  * complex input) whatever the dtype. W = A V is orthogonalised column pair by column pair
  * with plane rotations until every pair is orthogonal to working precision; then the
  * singular values are the column norms and U the normalised columns. Jacobi is slow next
@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include "native/native.h"
+#include "native/native_blas.h"
 
 typedef double _Complex zc;
 
@@ -209,6 +210,7 @@ static void svd_body(int64_t q0, int64_t q1, void *arg) {
 }
 
 void rs_native_svd(rs_thread_pool *pool, const rs_svd_plan *p, void *scratch) {
+  if (rs_blas_svd(p, scratch)) return;
   size_t flags_at = per_matrix(p) * (size_t)p->batch;
   svd_job j = {p, scratch, (int32_t *)(void *)((unsigned char *)scratch + flags_at)};
   int64_t M = p->m > p->n ? p->m : p->n;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/dtype_rules.h"
 #include "ops/into.h"
+#include "native/native_blas.h"
 #include "ops/ops_internal.h"
 #include "resident/linalg.h"
 #include "transfer/copy.h"
@@ -204,3 +205,8 @@ static rs_status matmul(rs_array **out, const rs_array *a, const rs_array *b, rs
 }
 
 RS_OPS_PAIR(rs_matmul, (const rs_array *a, const rs_array *b, rs_stream *stream), matmul, (a, b, stream))
+
+const char *rs_linalg_host_library(int *threads) {
+  if (threads) *threads = rs_blas_threads();
+  return rs_blas_name();
+}
