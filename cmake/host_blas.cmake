@@ -8,6 +8,12 @@ if(NOT RESIDENT_HOST_BLAS)
   message(STATUS "host BLAS: off (RESIDENT_HOST_BLAS=OFF): host linear algebra in C loops")
   return()
 endif()
+if(RESIDENT_TSAN)
+  # OpenBLAS's own threads are not instrumented: ThreadSanitizer would see their writes to
+  # the outputs without the synchronization that orders them.
+  message(STATUS "host BLAS: off in the ThreadSanitizer build: host linear algebra in C loops")
+  return()
+endif()
 find_package(PkgConfig QUIET)
 if(PKG_CONFIG_FOUND)
   pkg_check_modules(RS_PC_OPENBLAS QUIET openblas)
