@@ -46,6 +46,25 @@ static void test_release_waits_for_queued_kernel(rs_context *ctx) {
   CHECK_OK(rs_memory_free(ctx, mem, NULL));
 }
 
+/* The library's own ops are uses too (they launch through the same path). */
+static void test_release_waits_for_queued_op(rs_context *ctx) {
+  CHECK_OK(rs_t_kernels_warm(ctx));
+  owner o = {0};
+  rs_stream *s = NULL;
+  rs_array *a = NULL;
+  void *mem = NULL;
+  CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
+  CHECK_OK(wrap_raw(&a, &mem, ctx, 4096, &o));
+  CHECK_OK(rs_t_sleep(ctx, 300, s));
+  CHECK_OK(rs_add_scalar_into(a, a, rs_scalar_float(1.0), s));
+  CHECK_OK(rs_array_release(a));
+  CHECK_MSG(calls(&o) == 0, "release callback ran while an op still used the memory");
+  CHECK_OK(rs_context_synchronize(ctx));
+  CHECK_EQ_I64(calls(&o), 1);
+  CHECK_OK(rs_stream_destroy(s));
+  CHECK_OK(rs_memory_free(ctx, mem, NULL));
+}
+
 /* Uses on two streams: the callback waits for the later of the two, whichever it is. */
 static void test_release_waits_for_both_streams(rs_context *ctx) {
   CHECK_OK(rs_t_kernels_warm(ctx));
@@ -109,6 +128,7 @@ static void test_release_without_pending_work_is_prompt(rs_context *ctx) {
 
 static const rs_test_case tests[] = {
     RS_TEST(test_release_waits_for_queued_kernel),
+    RS_TEST(test_release_waits_for_queued_op),
     RS_TEST(test_release_waits_for_both_streams),
     RS_TEST(test_release_without_pending_work_is_prompt),
 };
