@@ -159,5 +159,6 @@
 #include "resident/sort.h"
 #include "resident/random.h"
 #include "resident/linalg.h"
+#include "resident/dlpack.h"
 
 #endif

@@ -891,6 +891,36 @@ static void case_reduce_sort(fx *f) {
   unary_family(f, "[rs_argsort] ", rs_argsort, rs_argsort_into);
 }
 
+/* dlpack.h: bad arrays and bad tensors (tests/test_dlpack.c refuses each field) */
+static void bad_deleter(rs_dl_managed_tensor_versioned *self) { (void)self; }
+static void case_dlpack(fx *f) {
+  rs_dl_managed_tensor_versioned *t = NULL;
+  BAD(rs_array_to_dlpack(NULL, f->d));
+  BAD(rs_array_to_dlpack(&t, NULL));
+  EXPECT(t == NULL);
+  BAD(rs_array_to_dlpack(&t, f->dead));
+  EXPECT(t == NULL);
+  int64_t shape[1] = {-1};
+  rs_dl_managed_tensor_versioned bad;
+  memset(&bad, 0, sizeof bad);
+  bad.version.major = 1;
+  bad.deleter = bad_deleter;
+  bad.dl_tensor.device.device_type = 1;
+  bad.dl_tensor.ndim = 1;
+  bad.dl_tensor.shape = shape;
+  bad.dl_tensor.dtype.code = 2;
+  bad.dl_tensor.dtype.bits = 32;
+  bad.dl_tensor.dtype.lanes = 1;
+  BAD(rs_array_from_dlpack(NULL, f->ctx, &bad));
+  BAD(rs_array_from_dlpack(&o, NULL, &bad));
+  BAD(rs_array_from_dlpack(&o, f->ctx, NULL));
+  BAD(rs_array_from_dlpack(&o, f->ctx, &bad)); /* negative shape */
+  shape[0] = 4;
+  BAD(rs_array_from_dlpack(&o, f->ctx, &bad)); /* NULL data with elements */
+  bad.dl_tensor.device.device_type = 99;
+  BAD(rs_array_from_dlpack(&o, f->ctx, &bad));
+}
+
 /* zeros/ones/full/empty/arange/linspace/eye and their _into forms */
 static void case_creation(fx *f) {
   rs_context *c = f->ctx;
@@ -1370,6 +1400,8 @@ static const struct {
     {"rs_event_query", case_stream},
     {"rs_event_elapsed_ms", case_stream},
     {"rs_to_device", case_transfer},
+    {"rs_array_to_dlpack", case_dlpack},
+    {"rs_array_from_dlpack", case_dlpack},
     {"rs_asarray", case_transfer},
     {"rs_to_device_into", case_transfer},
     {"rs_copy_to_host", case_transfer},
