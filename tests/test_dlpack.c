@@ -103,6 +103,29 @@ static void test_round_trip_is_the_same_memory(rs_context *ctx) {
   }
 }
 
+/* A strided view: strides in elements, element 0 at data + byte_offset, the same values. */
+static void test_strided_view_round_trip(rs_context *ctx) {
+  rs_array *a = NULL, *v = NULL, *back = NULL;
+  rs_dl_managed_tensor_versioned *t = NULL;
+  CHECK_OK(rs_arange(&a, ctx, RS_MEM_HOST, 0, 10, 1, RS_INT32, NULL));
+  rs_slice odd = {1, RS_SLICE_DEFAULT, 2};
+  CHECK_OK(rs_array_slice(&v, a, 1, &odd)); /* 1 3 5 7 9 */
+  CHECK_OK(rs_array_to_dlpack(&t, v));
+  CHECK_EQ_I64(t->dl_tensor.shape[0], 5);
+  CHECK_EQ_I64(t->dl_tensor.strides[0], 2);
+  CHECK_EQ_I64(t->dl_tensor.byte_offset, 4);
+  CHECK(t->dl_tensor.data == rs_array_host_data(a));
+  CHECK_OK(rs_array_from_dlpack(&back, ctx, t));
+  const int32_t *h = rs_array_host_data(back);
+  CHECK(h == (const int32_t *)rs_array_host_data(a) + 1);
+  const int64_t *st = rs_array_strides(back);
+  CHECK_EQ_I64(st[0], 8);
+  for (int i = 0; i < 5; i++) CHECK_EQ_I64(h[2 * i], 2 * i + 1);
+  CHECK_OK(rs_array_release(v));
+  CHECK_OK(rs_array_release(a));
+  CHECK_OK(rs_array_release(back)); /* the last one: the export's view goes with it */
+}
+
 /* The consumer calls the deleter of an export it does not import. */
 static void test_export_deleter_alone(rs_context *ctx) {
   const int64_t n[1] = {10};
@@ -184,6 +207,16 @@ static void test_import_refuses_bad_tensors(rs_context *ctx) {
   CHECK_OK(rs_array_release(ok));
   CHECK_EQ_I64(atomic_load(&deletes), 1);
 
+  /* explicit C-order strides are taken */
+  g = good_tensor();
+  int64_t c_strides[2] = {3, 1};
+  g.dl_tensor.strides = c_strides;
+  atomic_store(&deletes, 0);
+  CHECK_OK(rs_array_from_dlpack(&ok, ctx, &g));
+  CHECK(rs_array_is_c_contiguous(ok));
+  CHECK_OK(rs_array_release(ok));
+  CHECK_EQ_I64(atomic_load(&deletes), 1);
+
   REFUSED(t_.dl_tensor.device.device_type = 4);         /* OpenCL */
   REFUSED(t_.dl_tensor.device.device_type = 0);
   REFUSED(t_.dl_tensor.device = ((rs_dl_device){RS_DL_CUDA, rs_context_device(ctx) + 1}));
@@ -197,6 +230,8 @@ static void test_import_refuses_bad_tensors(rs_context *ctx) {
   REFUSED(t_.dl_tensor.ndim = -1);
   REFUSED(t_.dl_tensor.ndim = RS_MAX_DIMS + 1);
   REFUSED(strides_[0] = INT64_MAX / 2; t_.dl_tensor.strides = strides_);
+  REFUSED(strides_[0] = -3; t_.dl_tensor.strides = strides_);
+  REFUSED(strides_[0] = 0; strides_[1] = 0; t_.dl_tensor.strides = strides_);
   REFUSED(t_.version.major = 2);
   REFUSED(t_.version.major = 0);
   REFUSED(t_.flags = RS_DL_FLAG_READ_ONLY);
@@ -216,6 +251,7 @@ static void test_import_refuses_bad_tensors(rs_context *ctx) {
 static const rs_test_case tests[] = {
     RS_TEST(test_abi_matches_the_specification),
     RS_TEST(test_round_trip_is_the_same_memory),
+    RS_TEST(test_strided_view_round_trip),
     RS_TEST(test_export_deleter_alone),
     RS_TEST(test_import_deleter_after_queued_work),
     RS_TEST(test_import_refuses_bad_tensors),

@@ -98,7 +98,9 @@ RS_API rs_status rs_array_to_dlpack(rs_dl_managed_tensor_versioned **out, const 
  * other than the four above or a device other than ctx's, a dtype without an rs_dtype
  * (lanes != 1, bfloat, opaque, bits that do not match), ndim outside 0..RS_MAX_DIMS,
  * NULL or negative shapes, strides whose byte value overflows, NULL data with elements,
- * and read-only tensors (arrays here are writable). */
+ * and read-only tensors (arrays here are writable). Wrapped memory takes the layouts
+ * rs_device_array_wrap takes: negative strides and axes that overlap (a stride of 0 over
+ * more than one element, as broadcasting producers make) are refused too. */
 RS_API rs_status rs_array_from_dlpack(rs_array **out, rs_context *ctx, rs_dl_managed_tensor_versioned *t);
 
 #ifdef __cplusplus
