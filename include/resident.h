@@ -15,8 +15,12 @@
  *     with limits, statistics and clear out-of-memory reports (resident/allocator.h,
  *     docs/memory.md).
  *   - Copies (resident/transfer.h) are explicit: rs_to_device, rs_copy_to_host,
- *     rs_array_copy. Each is recorded by the ledger and may be refused by the transfer
- *     guard (resident/ledger.h).
+ *     rs_array_copy, rs_asarray (which copies only when the array is of another kind).
+ *     Each is recorded by the ledger and may be refused by the transfer guard
+ *     (resident/ledger.h).
+ *   - Memory of other libraries is wrapped without a copy (rs_device_array_wrap, DLPack
+ *     import and export in resident/dlpack.h); it goes back to its owner only after the
+ *     work queued on it has finished.
  *   - Streams and events (resident/stream.h) order and time device work.
  *   - Kernels (resident/kernel.h) run on device arrays; a host array passed to a launch is
  *     copied in and out IMPLICITLY - recorded as such, and refusable by the guard.
@@ -159,5 +163,6 @@
 #include "resident/sort.h"
 #include "resident/random.h"
 #include "resident/linalg.h"
+#include "resident/dlpack.h"
 
 #endif

@@ -474,6 +474,13 @@ static void case_transfer(fx *f) { /* transfer.h */
   BAD(rs_copy_to_host_into(f->h, f->dead, NULL));
   BAD(rs_copy_to_host_into(f->h, f->fd, NULL));
   BAD(rs_copy_to_host_into(f->h, f->row, NULL));
+  BAD(rs_asarray(NULL, f->d, RS_MEM_DEVICE, NULL));
+  BAD(rs_asarray(&o, NULL, RS_MEM_DEVICE, NULL));
+  BAD(rs_asarray(&o, f->dead, RS_MEM_DEVICE, NULL));
+  BAD(rs_asarray(&o, f->d, BAD_WHERE, NULL));
+  BAD(rs_asarray(&o, f->d, RS_MEM_DEVICE, f->fs));     /* no copy due, the stream is still checked */
+  BAD(rs_asarray(&o, f->d, RS_MEM_DEVICE, f->dead_s));
+  BAD(rs_asarray(&o, f->h, RS_MEM_DEVICE, f->fs));
   BAD(rs_array_copy(NULL, f->d, NULL));
   BAD(rs_array_copy(f->d, NULL, NULL));
   BAD(rs_array_copy(f->dead, f->d, NULL));
@@ -884,6 +891,36 @@ static void case_reduce_sort(fx *f) {
   unary_family(f, "[rs_argsort] ", rs_argsort, rs_argsort_into);
 }
 
+/* dlpack.h: bad arrays and bad tensors (tests/test_dlpack.c refuses each field) */
+static void bad_deleter(rs_dl_managed_tensor_versioned *self) { (void)self; }
+static void case_dlpack(fx *f) {
+  rs_dl_managed_tensor_versioned *t = NULL;
+  BAD(rs_array_to_dlpack(NULL, f->d));
+  BAD(rs_array_to_dlpack(&t, NULL));
+  EXPECT(t == NULL);
+  BAD(rs_array_to_dlpack(&t, f->dead));
+  EXPECT(t == NULL);
+  int64_t shape[1] = {-1};
+  rs_dl_managed_tensor_versioned bad;
+  memset(&bad, 0, sizeof bad);
+  bad.version.major = 1;
+  bad.deleter = bad_deleter;
+  bad.dl_tensor.device.device_type = 1;
+  bad.dl_tensor.ndim = 1;
+  bad.dl_tensor.shape = shape;
+  bad.dl_tensor.dtype.code = 2;
+  bad.dl_tensor.dtype.bits = 32;
+  bad.dl_tensor.dtype.lanes = 1;
+  BAD(rs_array_from_dlpack(NULL, f->ctx, &bad));
+  BAD(rs_array_from_dlpack(&o, NULL, &bad));
+  BAD(rs_array_from_dlpack(&o, f->ctx, NULL));
+  BAD(rs_array_from_dlpack(&o, f->ctx, &bad)); /* negative shape */
+  shape[0] = 4;
+  BAD(rs_array_from_dlpack(&o, f->ctx, &bad)); /* NULL data with elements */
+  bad.dl_tensor.device.device_type = 99;
+  BAD(rs_array_from_dlpack(&o, f->ctx, &bad));
+}
+
 /* zeros/ones/full/empty/arange/linspace/eye and their _into forms */
 static void case_creation(fx *f) {
   rs_context *c = f->ctx;
@@ -926,6 +963,26 @@ static void case_creation(fx *f) {
   BAD(rs_eye(&o, c, RS_MEM_DEVICE, -3, 3, 0, RS_FLOAT32, NULL));
   BAD(rs_eye(&o, c, RS_MEM_DEVICE, (int64_t)1 << 40, (int64_t)1 << 40, 0, RS_FLOAT32, NULL));
   BAD(rs_eye(&o, c, RS_MEM_DEVICE, 3, 3, 0, BAD_DT, NULL));
+  BAD(rs_empty_like(NULL, f->d, RS_MEM_DEVICE));
+  BAD(rs_empty_like(&o, NULL, RS_MEM_DEVICE));
+  BAD(rs_empty_like(&o, f->dead, RS_MEM_HOST));
+  BAD(rs_empty_like(&o, f->d, BAD_WHERE));
+  BAD(rs_zeros_like(NULL, f->d, RS_MEM_DEVICE, NULL));
+  BAD(rs_zeros_like(&o, NULL, RS_MEM_DEVICE, NULL));
+  BAD(rs_zeros_like(&o, f->dead, RS_MEM_DEVICE, NULL));
+  BAD(rs_zeros_like(&o, f->d, BAD_WHERE, NULL));
+  BAD(rs_zeros_like(&o, f->d, RS_MEM_DEVICE, f->fs));
+  BAD(rs_zeros_like(&o, f->d, RS_MEM_DEVICE, f->dead_s));
+  BAD(rs_ones_like(NULL, f->d, RS_MEM_DEVICE, NULL));
+  BAD(rs_ones_like(&o, f->dead, RS_MEM_DEVICE, NULL));
+  BAD(rs_ones_like(&o, f->d, BAD_WHERE, NULL));
+  BAD(rs_ones_like(&o, f->d, RS_MEM_DEVICE, f->fs));
+  BAD(rs_full_like(NULL, f->d, RS_MEM_DEVICE, one, NULL));
+  BAD(rs_full_like(&o, NULL, RS_MEM_DEVICE, one, NULL));
+  BAD(rs_full_like(&o, f->dead, RS_MEM_DEVICE, one, NULL));
+  BAD(rs_full_like(&o, f->d, BAD_WHERE, one, NULL));
+  BAD(rs_full_like(&o, f->d, RS_MEM_DEVICE, (rs_scalar){(rs_scalar_kind)77, 0, 0.0, 0.0}, NULL));
+  BAD(rs_full_like(&o, f->d, RS_MEM_DEVICE, one, f->fs));
   BAD(rs_zeros_into(NULL, NULL));
   BAD(rs_zeros_into(f->dead, NULL));
   BAD(rs_zeros_into(f->d, f->fs));
@@ -1231,6 +1288,10 @@ static const struct {
     {"rs_linspace", case_creation},
     {"rs_eye", case_creation},
     {"rs_zeros_into", case_creation},
+    {"rs_empty_like", case_creation},
+    {"rs_zeros_like", case_creation},
+    {"rs_ones_like", case_creation},
+    {"rs_full_like", case_creation},
     {"rs_ones_into", case_creation},
     {"rs_full_into", case_creation},
     {"rs_arange_into", case_creation},
@@ -1343,6 +1404,9 @@ static const struct {
     {"rs_event_query", case_stream},
     {"rs_event_elapsed_ms", case_stream},
     {"rs_to_device", case_transfer},
+    {"rs_array_to_dlpack", case_dlpack},
+    {"rs_array_from_dlpack", case_dlpack},
+    {"rs_asarray", case_transfer},
     {"rs_to_device_into", case_transfer},
     {"rs_copy_to_host", case_transfer},
     {"rs_copy_to_host_into", case_transfer},

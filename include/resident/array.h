@@ -70,14 +70,23 @@ RS_API rs_status rs_host_array_like(rs_array **out, const rs_array *like);
 RS_API rs_status rs_host_array_wrap(rs_array **out, rs_context *ctx, void *data, int ndim,
                              const int64_t *shape, rs_dtype dtype, const int64_t *strides);
 
-/* Called when the last view of a wrapped external buffer goes away. */
+/* Gives a wrapped external buffer back to its owner, exactly once, when the last view is
+ * released AND every use of the memory queued on any stream (kernels, copies) has
+ * finished - never while queued work may still read or write it. When nothing is pending
+ * at the last release it runs within that release call, on the caller's thread.
+ * Otherwise the release returns at once and the callback runs later in stream order, on
+ * a backend thread (a CUDA host function): it must then not call the device API or this
+ * library (CUDA forbids it in host functions) - hand the memory to a thread of your own
+ * if freeing it needs that. rs_context_synchronize and rs_context_destroy wait for the
+ * callbacks still pending. */
 typedef void (*rs_release_fn)(void *user_data);
 
 /* Wrap an external device pointer WITHOUT copying (the analog of Numba's
  * as_cuda_array). strides may be NULL (C order). If wait_on is not NULL, the host
  * synchronizes with that stream before returning, so work that produced the data is
  * finished before this library touches it. `release(user_data)` (may be NULL) is called
- * exactly once, when the last view is released - keep the owner alive until then. */
+ * exactly once, after the last view is released and the work queued on the memory has
+ * finished (see rs_release_fn) - keep the owner alive until then. */
 RS_API rs_status rs_device_array_wrap(rs_array **out, rs_context *ctx, void *device_ptr, int ndim,
                                const int64_t *shape, rs_dtype dtype, const int64_t *strides,
                                rs_stream *wait_on, rs_release_fn release, void *user_data);

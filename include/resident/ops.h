@@ -116,6 +116,18 @@ RS_API rs_status rs_ones(rs_array **out, rs_context *ctx, rs_mem_kind where, int
 RS_API rs_status rs_full(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim,
                   const int64_t *shape, rs_dtype dtype, rs_scalar value, rs_stream *stream);
 
+/* The same, shaped like an existing array: like's shape and dtype, and its order when
+ * like is contiguous (else C), in memory of kind `where` (any of the five kinds, whatever
+ * like's own kind is); like's values are not read and nothing is copied. full_like
+ * refuses a value that does not fit like's dtype, as rs_full does. */
+RS_API rs_status rs_empty_like(rs_array **out, const rs_array *like, rs_mem_kind where);
+RS_API rs_status rs_zeros_like(rs_array **out, const rs_array *like, rs_mem_kind where,
+                               rs_stream *stream);
+RS_API rs_status rs_ones_like(rs_array **out, const rs_array *like, rs_mem_kind where,
+                              rs_stream *stream);
+RS_API rs_status rs_full_like(rs_array **out, const rs_array *like, rs_mem_kind where,
+                              rs_scalar value, rs_stream *stream);
+
 /* [start, stop) by step: ceil((stop - start) / step) elements (0 if negative); step 0 is
  * RS_ERR_INVALID_ARGUMENT. Element i is start + i * step, computed in integers for
  * integer dtypes when start and step are integral, else in float64 and then cast. */

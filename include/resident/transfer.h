@@ -34,6 +34,15 @@ extern "C" {
  * contiguous, else C), filled from src (any host-visible kind, or device). */
 RS_API rs_status rs_to_device(rs_array **out, const rs_array *src, unsigned flags, rs_stream *stream);
 
+/* asarray (CuPy's asarray, Numba's to_device of a device array): a with memory of kind
+ * `where`. When a already is of that kind (the kind it was allocated or wrapped as), *out
+ * is a new handle over the SAME memory, with the same layout - no copy, no allocation, no
+ * ledger entry; release both handles. Otherwise *out is a new array of that kind (a's
+ * shape, dtype and order when a is contiguous, else C order) filled by one explicit copy
+ * through the copy path (recorded by the ledger, subject to the transfer guard), ordered
+ * on stream as the other copies of this header are. */
+RS_API rs_status rs_asarray(rs_array **out, const rs_array *a, rs_mem_kind where, rs_stream *stream);
+
 /* Copy src into an existing device array of the same shape and dtype. */
 RS_API rs_status rs_to_device_into(rs_array *dst, const rs_array *src, rs_stream *stream);
 

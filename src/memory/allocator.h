@@ -89,8 +89,9 @@ rs_status rs_memory_prepare_use(rs_buffer *buf, void *native_stream);
 /* Work using buf was just queued on native_stream. Device memory used on a stream other
  * than its allocation stream, and pooled pinned memory used on any stream (the host is
  * the other party), gets an event recorded there so that the block is not reused before
- * that work is done; a use on the allocation stream is only flagged. Other buffers are
- * ignored. Every path that queues work on a buffer calls this after queueing it. */
+ * that work is done; a use on the allocation stream is only flagged. Memory the library
+ * does not own, when it has a release callback, gets an event on every stream, so that the
+ * callback waits for all of them. Other buffers are ignored. Every path that queues work on a buffer calls this after queueing it. */
 void rs_memory_note_use(rs_buffer *buf, void *native_stream);
 
 /* Release what a buffer's track holds when its memory does not go back to an allocator. */

@@ -132,8 +132,8 @@ static rs_order rs_like_order(const rs_array *like) {
   return RS_ORDER_C;
 }
 
-static rs_status rs_alloc_like(rs_array **out, const rs_array *like, rs_mem_kind kind,
-                               unsigned flags, const char *who) {
+rs_status rs_array_alloc_like(rs_array **out, const rs_array *like, rs_mem_kind kind,
+                              unsigned flags, const char *who) {
   if (out) *out = NULL;
   RS_TRY(rs_array_check(like, who));
   return rs_array_alloc(out, like->ctx, kind, flags, like->ndim, like->shape, like->dtype, NULL,
@@ -141,11 +141,11 @@ static rs_status rs_alloc_like(rs_array **out, const rs_array *like, rs_mem_kind
 }
 
 rs_status rs_device_array_like(rs_array **out, const rs_array *like) {
-  return rs_alloc_like(out, like, RS_MEM_DEVICE, 0, "rs_device_array_like");
+  return rs_array_alloc_like(out, like, RS_MEM_DEVICE, 0, "rs_device_array_like");
 }
 
 rs_status rs_host_array_like(rs_array **out, const rs_array *like) {
-  return rs_alloc_like(out, like, RS_MEM_HOST, 0, "rs_host_array_like");
+  return rs_array_alloc_like(out, like, RS_MEM_HOST, 0, "rs_host_array_like");
 }
 
 /* Host memory flags: a bit the library does not know is refused, not dropped. */
@@ -168,7 +168,7 @@ rs_status rs_pinned_array(rs_array **out, rs_context *ctx, int ndim, const int64
 }
 
 rs_status rs_pinned_array_like(rs_array **out, const rs_array *like) {
-  return rs_alloc_like(out, like, RS_MEM_PINNED, 0, "rs_pinned_array_like");
+  return rs_array_alloc_like(out, like, RS_MEM_PINNED, 0, "rs_pinned_array_like");
 }
 
 rs_status rs_mapped_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
@@ -180,7 +180,7 @@ rs_status rs_mapped_array(rs_array **out, rs_context *ctx, int ndim, const int64
 }
 
 rs_status rs_mapped_array_like(rs_array **out, const rs_array *like) {
-  return rs_alloc_like(out, like, RS_MEM_MAPPED, 0, "rs_mapped_array_like");
+  return rs_array_alloc_like(out, like, RS_MEM_MAPPED, 0, "rs_mapped_array_like");
 }
 
 rs_status rs_managed_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,

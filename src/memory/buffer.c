@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "memory/buffer.h"
 #include "memory/allocator.h"
+#include "memory/state.h"
 #include "resident/memory.h"
 
 static unsigned rs_backend_host_flags(rs_mem_kind kind, unsigned flags) {
@@ -141,11 +142,8 @@ rs_status rs_buffer_release(rs_buffer *buf) {
   rs_status st = RS_OK;
   /* A scope the user never closed must not leave the memory locked or mapped. */
   if (buf->pinned_scope || buf->mapped_scope) ctx->vt->host_unregister(ctx->be, buf->ptr);
-  if (buf->owned)
-    st = rs_kind_free(buf);
-  else
-    rs_memory_track_drop(ctx, &buf->mem);
-  if (buf->release) buf->release(buf->user_data);
+  /* Memory the library does not own goes back to its owner after its queued uses. */
+  st = buf->owned ? rs_kind_free(buf) : rs_foreign_release(buf);
   if (buf->parent) {
     buf->parent->mapped_view = NULL;
     rs_buffer_release(buf->parent);

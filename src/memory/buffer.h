@@ -53,6 +53,11 @@ rs_status rs_array_alloc(rs_array **out, rs_context *ctx, rs_mem_kind kind, unsi
                          int ndim, const int64_t *shape, rs_dtype dtype, const int64_t *strides,
                          rs_order order, const char *who);
 
+/* A fresh array of a kind with like's shape and dtype (its order when like is
+ * contiguous, else C); like is checked first (who names the caller in messages). */
+rs_status rs_array_alloc_like(rs_array **out, const rs_array *like, rs_mem_kind kind,
+                              unsigned flags, const char *who);
+
 /* Host address of element 0 for host-visible arrays (incl. managed), else NULL. */
 void *rs_array_host_ptr(const rs_array *a);
 /* Device-usable address of element 0 (device, managed, mapped), else NULL. */

@@ -231,6 +231,7 @@ void rs_memory_destroy(rs_context *ctx) {
   if (!m) return;
   /* Queued frees (async) must land before the backend goes. */
   (void)ctx->vt->synchronize(ctx->be);
+  rs_foreign_destroy(m);
   (void)rs_deferred_flush(m, 1, 0);
   free_leaked(m, &m->direct.live, 0);
   free_leaked(m, &m->user_live, 0);

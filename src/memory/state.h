@@ -106,6 +106,7 @@ struct rs_memory {
   /* out-of-memory handling, per space */
   _Atomic int64_t oom_recoveries[2], oom_failures[2];
   _Atomic uint64_t event_seq;
+  void *release_stream; /* foreign.c: where deferred release callbacks are queued */
 };
 
 /* deferred.c */
@@ -161,6 +162,13 @@ rs_status rs_uses_order_on(rs_context *ctx, const rs_mem_uses *uses, void *strea
 /* Return the events to the cache and free uses (NULL is fine). */
 void rs_uses_free(rs_context *ctx, rs_mem_uses *uses);
 void rs_event_cache_destroy(rs_memory *m);
+
+/* foreign.c: the release of a buffer the library does not own. Its release callback runs
+ * now when every recorded use has finished, else queued after them (a host function on
+ * the memory layer's own stream). Drops the buffer's use tracking. */
+rs_status rs_foreign_release(rs_buffer *buf);
+/* Wait for the queued release callbacks and destroy the stream they were queued on. */
+void rs_foreign_destroy(rs_memory *m);
 
 /* memory.c */
 /* Give cached device memory back: flush the queue (force: even inside a defer_cleanup

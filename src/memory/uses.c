@@ -157,8 +157,12 @@ void rs_memory_track_drop(rs_context *ctx, rs_mem_track *track) {
 /* ---- the hooks the copy and launch paths call ------------------------------------------ */
 
 void rs_memory_note_use(rs_buffer *buf, void *native_stream) {
-  if (!buf || !buf->owned || buf->bytes == 0) return;
-  if (buf->kind == RS_MEM_DEVICE) {
+  if (!buf || buf->bytes == 0) return;
+  if (!buf->owned) {
+    /* Foreign memory: every use is recorded, so that its owner's release callback waits
+     * for all of them (rs_foreign_release); without a callback nothing waits. */
+    if (!buf->release) return;
+  } else if (buf->kind == RS_MEM_DEVICE) {
     if (native_stream == buf->mem.alloc_stream) {
       /* Stream order covers the next owner on this stream; others will need an event,
        * recorded when the memory is freed. */

@@ -106,6 +106,48 @@ rs_status rs_full(rs_array **out, rs_context *ctx, rs_mem_kind where, int ndim, 
   return rs_ops_create_filled(out, ctx, where, ndim, shape, dtype, "rs_full", fill_cb, &f);
 }
 
+/* ---- the _like forms: like's shape, dtype and order (C when like is not contiguous) ---- */
+
+static rs_status like_filled(rs_array **out, const rs_array *like, rs_mem_kind where, const char *who,
+                             const fill_arg *f) {
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  *out = NULL;
+  RS_TRY(rs_array_check(like, who));
+  RS_TRY(check_where(where, who));
+  rs_array *a = NULL;
+  RS_TRY(rs_array_alloc_like(&a, like, where, 0, who));
+  rs_status st = f ? rs_full_into(a, f->value, f->stream) : RS_OK;
+  if (st != RS_OK) {
+    rs_array_release(a);
+    return rs_fail_prefix(st, "%s: ", who);
+  }
+  *out = a;
+  return RS_OK;
+}
+
+rs_status rs_empty_like(rs_array **out, const rs_array *like, rs_mem_kind where) {
+  return like_filled(out, like, where, "rs_empty_like", NULL);
+}
+
+rs_status rs_zeros_like(rs_array **out, const rs_array *like, rs_mem_kind where, rs_stream *stream) {
+  fill_arg f = {rs_scalar_int(0), stream};
+  return like_filled(out, like, where, "rs_zeros_like", &f);
+}
+
+rs_status rs_ones_like(rs_array **out, const rs_array *like, rs_mem_kind where, rs_stream *stream) {
+  fill_arg f = {rs_scalar_int(1), stream};
+  return like_filled(out, like, where, "rs_ones_like", &f);
+}
+
+rs_status rs_full_like(rs_array **out, const rs_array *like, rs_mem_kind where, rs_scalar value,
+                       rs_stream *stream) {
+  if (out) *out = NULL;
+  RS_TRY(rs_array_check(like, "rs_full_like"));
+  RS_TRY(rs_scalar_fits(value, like->dtype, "rs_full_like"));
+  fill_arg f = {value, stream};
+  return like_filled(out, like, where, "rs_full_like", &f);
+}
+
 /* ---- arange ---- */
 
 static int integral(double v) { return isfinite(v) && v == floor(v) && fabs(v) < 9.2e18; }

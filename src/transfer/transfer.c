@@ -35,6 +35,30 @@ rs_status rs_to_device(rs_array **out, const rs_array *src, unsigned flags, rs_s
   return copy_to_new(out, src, stream, !(flags & RS_COPY_NONE), who, rs_device_array_like);
 }
 
+rs_status rs_asarray(rs_array **out, const rs_array *a, rs_mem_kind where, rs_stream *stream) {
+  const char *who = "rs_asarray";
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  *out = NULL;
+  RS_TRY(rs_array_check(a, who));
+  if (where < RS_MEM_DEVICE || where > RS_MEM_MANAGED)
+    return rs_fail(RS_ERR_MEMORY_KIND, "%s: where = %d is not a memory kind", who, (int)where);
+  void *native = NULL;
+  RS_TRY(rs_stream_resolve(a->ctx, stream, &native, who));
+  /* Already there: the same memory under a new handle - nothing moves, nothing is
+   * recorded, and writes through either handle are seen by the other. */
+  if (a->buf->kind == where) return rs_array_new_view(out, a, a->ndim, a->shape, a->strides, a->offset);
+  rs_array *made = NULL;
+  RS_TRY(rs_array_alloc_like(&made, a, where, 0, who));
+  rs_copy_cause cause = RS_EXPLICIT(who);
+  rs_status st = rs_copy_path(made, a, stream, &cause);
+  if (st != RS_OK) {
+    rs_array_release(made);
+    return st;
+  }
+  *out = made;
+  return RS_OK;
+}
+
 rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream) {
   const char *who = "rs_to_device_into";
   RS_TRY(rs_array_check(to, who));
