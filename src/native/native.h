@@ -62,6 +62,21 @@ static inline rs_status rs_native_scratch(void **out, size_t bytes, const char *
   return RS_OK;
 }
 
+/* A batch of independent matrices: body over [0, batch) (on the pool when `work` is worth
+ * it), then *info is 1 if any matrix raised its flag, else 0. */
+static inline void rs_native_batch(rs_thread_pool *pool, int64_t batch, int64_t work,
+                                   void (*body)(int64_t begin, int64_t end, void *arg), void *job,
+                                   const int32_t *flags, int32_t *info) {
+  if (batch > 1 && rs_native_parallel(pool, work))
+    rs_native_for(pool, batch, body, job);
+  else
+    body(0, batch, job);
+  int32_t any = 0;
+  for (int64_t q = 0; q < batch; q++)
+    if (flags[q]) any = 1;
+  *info = any;
+}
+
 /* ---- values (native_convert.c) ---- */
 /* n elements of dtype dt at base + i * stride (or base + offs[i] when offs is given)
  * into dt's class / from dt's class. */

@@ -176,12 +176,5 @@ void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch
   if (rs_blas_solve(p, scratch)) return;
   size_t flags_at = rs_native_solve_scratch(p) - sizeof(int32_t) * (size_t)p->batch;
   solve_job j = {p, scratch, (int32_t *)(void *)((unsigned char *)scratch + flags_at)};
-  if (p->batch > 1 && rs_native_parallel(pool, p->batch * p->n * p->n * p->n))
-    rs_native_for(pool, p->batch, solve_body, &j);
-  else
-    solve_body(0, p->batch, &j);
-  int32_t info = 0;
-  for (int64_t q = 0; q < p->batch; q++)
-    if (j.flags[q]) info = 1;
-  *p->info = info;
+  rs_native_batch(pool, p->batch, p->batch * p->n * p->n * p->n, solve_body, &j, j.flags, p->info);
 }

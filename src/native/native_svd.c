@@ -214,12 +214,5 @@ void rs_native_svd(rs_thread_pool *pool, const rs_svd_plan *p, void *scratch) {
   size_t flags_at = per_matrix(p) * (size_t)p->batch;
   svd_job j = {p, scratch, (int32_t *)(void *)((unsigned char *)scratch + flags_at)};
   int64_t M = p->m > p->n ? p->m : p->n;
-  if (p->batch > 1 && rs_native_parallel(pool, p->batch * M * M * 8))
-    rs_native_for(pool, p->batch, svd_body, &j);
-  else
-    svd_body(0, p->batch, &j);
-  int32_t info = 0;
-  for (int64_t q = 0; q < p->batch; q++)
-    if (j.flags[q]) info = 1;
-  *p->info = info;
+  rs_native_batch(pool, p->batch, p->batch * M * M * 8, svd_body, &j, j.flags, p->info);
 }

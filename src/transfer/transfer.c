@@ -3,6 +3,20 @@
 #include "resident/transfer.h"
 #include "transfer/copy.h"
 
+/* One explicit copy of src into the new array `made`, handed to *out on success and
+ * released on failure. */
+static rs_status fill_new(rs_array **out, rs_array *made, const rs_array *src, rs_stream *stream,
+                          const char *who) {
+  rs_copy_cause cause = RS_EXPLICIT(who);
+  rs_status st = rs_copy_path(made, src, stream, &cause);
+  if (st != RS_OK) {
+    rs_array_release(made);
+    return st;
+  }
+  *out = made;
+  return RS_OK;
+}
+
 /* A new array like src, made by make_like, filled by an explicit copy unless `copy` is 0;
  * released again if the copy fails, so *out is set only on success. */
 static rs_status copy_to_new(rs_array **out, const rs_array *src, rs_stream *stream, int copy, const char *who,
@@ -12,14 +26,7 @@ static rs_status copy_to_new(rs_array **out, const rs_array *src, rs_stream *str
   RS_TRY(rs_array_check(src, who));
   rs_array *made = NULL;
   RS_TRY(make_like(&made, src));
-  if (copy) {
-    rs_copy_cause cause = RS_EXPLICIT(who);
-    rs_status st = rs_copy_path(made, src, stream, &cause);
-    if (st != RS_OK) {
-      rs_array_release(made);
-      return st;
-    }
-  }
+  if (copy) return fill_new(out, made, src, stream, who);
   *out = made;
   return RS_OK;
 }
@@ -49,14 +56,7 @@ rs_status rs_asarray(rs_array **out, const rs_array *a, rs_mem_kind where, rs_st
   if (a->buf->kind == where) return rs_array_new_view(out, a, a->ndim, a->shape, a->strides, a->offset);
   rs_array *made = NULL;
   RS_TRY(rs_array_alloc_like(&made, a, where, 0, who));
-  rs_copy_cause cause = RS_EXPLICIT(who);
-  rs_status st = rs_copy_path(made, a, stream, &cause);
-  if (st != RS_OK) {
-    rs_array_release(made);
-    return st;
-  }
-  *out = made;
-  return RS_OK;
+  return fill_new(out, made, a, stream, who);
 }
 
 rs_status rs_to_device_into(rs_array *to, const rs_array *src, rs_stream *stream) {
