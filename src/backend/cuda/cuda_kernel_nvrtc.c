@@ -106,11 +106,16 @@ static rs_status rs_arch(const rs_backend *b, int *arch, int *real) {
   RS_CUDA_CALL(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, b->device),
                "cudaDeviceGetAttribute(compute capability, device %d)", b->device);
   *arch = major * 10 + minor;
-  *real = 1;
+  /* CUDA_FORCE_PTX_JIT=1 asks the driver to JIT every kernel from PTX; the runtime JIT
+   * honours it too (PTX for the device's own architecture), so one variable proves the
+   * PTX path of both the built-in and the compiled kernels. Only "1" counts, as for the
+   * driver. The target string names compute_XX, so its cache entries are separate. */
+  const char *force = getenv("CUDA_FORCE_PTX_JIT");
+  *real = !(force && strcmp(force, "1") == 0);
   if (rs_nvrtc.narchs == 0) return RS_OK; /* an NVRTC that does not list: trust it */
   int best = 0;
   for (int i = 0; i < rs_nvrtc.narchs; i++) {
-    if (rs_nvrtc.arch_list[i] == *arch) return RS_OK;
+    if (rs_nvrtc.arch_list[i] == *arch) return RS_OK; /* real as chosen above */
     if (rs_nvrtc.arch_list[i] < *arch && rs_nvrtc.arch_list[i] > best) best = rs_nvrtc.arch_list[i];
   }
   if (best == 0)
