@@ -60,7 +60,8 @@ fi
 run_ctest() { # build dir, name, env...
   local dir=$1 name=$2; shift 2
   local log="$OUT/ctest-$name.log" t0=$SECONDS
-  (cd "$dir" && env "$@" ctest --output-on-failure -L cuda -j 6) >"$log" 2>&1
+  # shellcheck disable=SC2086  # CTEST_EXTRA is words
+  (cd "$dir" && env "$@" ctest --output-on-failure -L cuda -j 6 ${CTEST_EXTRA:-}) >"$log" 2>&1
   local rc=$? line
   line=$(grep -E 'tests passed' "$log" | tail -n 1)
   local skipped; skipped=$(grep -c '(Skipped)' "$log")
@@ -71,7 +72,10 @@ cache_root=$(mktemp -d)
 mkdir -m 0700 "$cache_root/default" "$cache_root/ptx" "$cache_root/driver"
 [ $def_rc = 0 ] && run_ctest "$DEF" default RESIDENT_CACHE_DIR="$cache_root/default"
 # A fresh kernel cache and driver cache, so nothing compiled as machine code is reused.
-[ $ptx_rc = 0 ] && run_ctest "$PTX" ptx-jit CUDA_FORCE_PTX_JIT=1 RESIDENT_CACHE_DIR="$cache_root/ptx" \
+# cuBLAS is not ours and has no PTX path: under CUDA_FORCE_PTX_JIT=1 cublasCreate fails with
+# CUBLAS_STATUS_INTERNAL_ERROR (seen on the H200, driver 580), so the two tests that reach
+# cuBLAS (linalg; conventions, through matmul) are left out of this pass and run above.
+[ $ptx_rc = 0 ] && CTEST_EXTRA="-E test_ops_linalg|test_conventions" run_ctest "$PTX" ptx-jit CUDA_FORCE_PTX_JIT=1 RESIDENT_CACHE_DIR="$cache_root/ptx" \
   CUDA_CACHE_PATH="$cache_root/driver"
 # the sizes the driver would JIT from: the PTX build's library holds no machine code
 [ $ptx_rc = 0 ] && { cuobjdump --list-elf "$(find "$PTX" -maxdepth 2 -name 'libresident.so.*' -type f | head -n 1)" 2>&1 | head -n 5 >"$OUT/ptx-elf.txt"; note "PTX build's machine code" "$(grep -c . "$OUT/ptx-elf.txt") cubins listed (cuobjdump --list-elf)"; }

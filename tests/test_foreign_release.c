@@ -55,6 +55,10 @@ static void test_release_waits_for_queued_op(rs_context *ctx) {
   void *mem = NULL;
   CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
   CHECK_OK(wrap_raw(&a, &mem, ctx, 4096, &o));
+  /* The op once before timing: its first call may compile it (NVRTC on a cold cache takes
+   * longer than the sleep), and the op must be queued while the sleep still runs. */
+  CHECK_OK(rs_add_scalar_into(a, a, rs_scalar_float(1.0), s));
+  CHECK_OK(rs_stream_synchronize(s));
   CHECK_OK(rs_t_sleep(ctx, 300, s));
   CHECK_OK(rs_add_scalar_into(a, a, rs_scalar_float(1.0), s));
   CHECK_OK(rs_array_release(a));

@@ -339,8 +339,10 @@ static void test_cache_limit_evicts_least_recent(rs_context *ctx) {
   CHECK_EQ_I64(after_a.n, 1);
   CHECK_EQ_I64(after_b.n, 2);
   CHECK(ia.origin == RS_KERNEL_DISK_CACHE);
-  CHECK_EQ_I64(after_c.n, 2);
-  CHECK_EQ_I64(s1.disk_evictions - s0.disk_evictions, 1);
+  CHECK_MSG(after_c.n == 2 && s1.disk_evictions - s0.disk_evictions == 1,
+            "after C: %d entries, %lld evictions; bytes after A %lld, after B %lld, after C %lld, limit %s",
+            after_c.n, (long long)(s1.disk_evictions - s0.disk_evictions), (long long)after_a.bytes,
+            (long long)after_b.bytes, (long long)after_c.bytes, max);
   const char *name_a = after_a.names[0];
   const char *name_b = strcmp(after_b.names[0], name_a) == 0 ? after_b.names[1] : after_b.names[0];
   CHECK_MSG(listed(&after_c, name_a), "A (used last before C) was evicted");

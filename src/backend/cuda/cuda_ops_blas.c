@@ -97,12 +97,29 @@ static void init_locks(void) {
   for (int i = 0; i < RS_LINALG_DEVICES; i++) pthread_mutex_init(&rs_handles[i].lock, NULL);
 }
 
+/* The status's name, so a message can be searched for (cublasGetStatusName would be one
+ * more symbol to resolve from a library that may be the one failing). */
+static const char *cublas_status_name(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+    default: return "an unknown cuBLAS status";
+  }
+}
+
 rs_status rs_cublas_fail(cublasStatus_t s, const char *what) {
   rs_status st = s == CUBLAS_STATUS_ALLOC_FAILED ? RS_ERR_OUT_OF_MEMORY
                  : s == CUBLAS_STATUS_NOT_INITIALIZED || s == CUBLAS_STATUS_NOT_SUPPORTED ? RS_ERR_UNSUPPORTED
                  : s == CUBLAS_STATUS_INVALID_VALUE ? RS_ERR_INVALID_ARGUMENT
                                                     : RS_ERR_DEVICE;
-  return rs_fail(st, "%s: cuBLAS status %d", what, (int)s);
+  return rs_fail(st, "%s: %s (cuBLAS status %d)", what, cublas_status_name(s), (int)s);
 }
 
 rs_status rs_cusolver_fail(cusolverStatus_t s, const char *what) {
