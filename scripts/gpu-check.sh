@@ -10,6 +10,7 @@
 # MEMCHECK_TIMEOUT is the older name), SANITIZER_TESTS (the binaries memcheck and initcheck
 # run; default every test), SANITIZER_KERNEL_TESTS (those racecheck and synccheck run),
 # SKIP_CTEST=1, SKIP_MEMCHECK=1, SKIP_INITCHECK=1, SKIP_RACECHECK=1, SKIP_SYNCCHECK=1,
+# SKIP_BUILD=1 (use BUILD_DIR as it is), SANITIZER_EXCLUDE (binaries the tools leave out),
 # SKIP_BENCH=1 (a check split over several device calls: the first with every
 # SKIP_*CHECK=1, the next ones with SKIP_CTEST=1 and some tools, on the same build).
 set -u -o pipefail
@@ -70,14 +71,18 @@ esac
 if nvcc=$(find_tool nvcc /usr/local/cuda/bin/nvcc); then
   cmake_args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
 fi
-if cmake "${cmake_args[@]}" >"$OUT/configure.log" 2>&1; then
+if [ "${SKIP_BUILD:-0}" = 1 ]; then
+  note build "skipped (SKIP_BUILD=1, $BUILD as it is)"
+elif cmake "${cmake_args[@]}" >"$OUT/configure.log" 2>&1; then
   note configure ok
 else
   fail configure "see configure.log"
   tail -n 30 "$OUT/configure.log"
   exit 1
 fi
-if cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1; then
+if [ "${SKIP_BUILD:-0}" = 1 ]; then
+  :
+elif cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1; then
   note build ok
 else
   fail build "see build.log"
@@ -156,6 +161,11 @@ sanitize_one() { # tool, binary -> writes TOOL-NAME.log and its exit status
 sanitize_all() { # tool, binaries...
   local tool=$1 bin name rc errors running=0 clean=0 dirty=0 other=0
   shift
+  local kept=()
+  for bin in "$@"; do
+    case " ${SANITIZER_EXCLUDE:-} " in *" $(basename "$bin") "*) ;; *) kept+=("$bin") ;; esac
+  done
+  set -- "${kept[@]}"
   for bin in "$@"; do
     case "$(basename "$bin")" in test_oom | test_memory_direct) continue ;; esac
     sanitize_one "$tool" "$bin" &
