@@ -150,7 +150,7 @@ sanitize_one() { # tool, binary -> writes TOOL-NAME.log and its exit status
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   # Tests provoke API errors on purpose (out of memory, unrecorded events): they check the
   # statuses themselves, so the tools report what they are for, not API errors.
-  RESIDENT_BACKEND=cuda RESIDENT_SIM_DEVICE_MEMORY=1GiB RESIDENT_UNDER_MEMCHECK=1 timeout "$SANITIZER_TIMEOUT" \
+  RESIDENT_BACKEND=cuda RESIDENT_SIM_DEVICE_MEMORY=1GiB RESIDENT_UNDER_SANITIZER=$tool timeout "$SANITIZER_TIMEOUT" \
     "$sanitizer" --tool "$tool" "${extra[@]}" --report-api-errors no --error-exitcode 1 "$bin" \
     >"$OUT/$tool-$name.log" 2>&1
   echo $? >"$RC_DIR/$tool-$name.rc"
@@ -213,6 +213,7 @@ elif ! sanitizer=$(find_tool compute-sanitizer /usr/local/cuda/bin/compute-sanit
   fail compute-sanitizer "not found"
 else
   # test_cli only drives the command line (the command itself is checked below);
+  # test_kernel_args_cxx is a simulator-only compile check that makes no CUDA call;
   # test_kernel_fault makes a kernel read an illegal address on purpose, which the tools
   # rightly report.
   if [ -n "${SANITIZER_TESTS:-}" ]; then
@@ -220,7 +221,7 @@ else
     for t in $SANITIZER_TESTS; do tests+=("$BUILD/tests/$t"); done
   else
     mapfile -t tests < <(find "$BUILD/tests" -maxdepth 1 -type f -name 'test_*' ! -name test_cli \
-      ! -name test_kernel_fault -perm -u+x | sort)
+      ! -name test_kernel_fault ! -name test_kernel_args_cxx -perm -u+x | sort)
   fi
   kernel_tests=()
   for t in $SANITIZER_KERNEL_TESTS; do

@@ -384,6 +384,17 @@ static void rs_t_alarm_(int sig) {
   _exit(1);
 }
 
+/* compute-sanitizer's tools run kernels one at a time (initcheck, racecheck and synccheck
+ * always; memcheck with some streams), so a test of two streams running side by side
+ * cannot pass under them: scripts/gpu-check.sh names the tool in RESIDENT_UNDER_SANITIZER
+ * and such a test returns early with a line saying why. Its plain run checks it. */
+static inline int rs_t_tool_serializes(void) {
+  const char *tool = getenv("RESIDENT_UNDER_SANITIZER");
+  if (!tool || !*tool) return 0;
+  printf(" (not checked under compute-sanitizer %s: it runs one kernel at a time)", tool);
+  return 1;
+}
+
 static inline int rs_t_live_clean_(const rs_live_stats *s) {
   return s->arrays == 0 && s->buffers == 0 && s->device_bytes == 0 && s->host_bytes == 0 &&
          s->streams == 0 && s->events == 0;

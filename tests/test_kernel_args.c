@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "kernel_test_util.h"
 #include "resident/ledger.h"
+#include "resident/ops.h"
 #include "resident_device.h"
 
 static const char *three_src =
@@ -130,9 +131,15 @@ static void test_pointer_dtype_checks(rs_context *ctx) {
   rs_status wrong = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(f), rs_arg_array(d), rs_arg_i32(8)));
   char m[1024];
   snprintf(m, sizeof m, "%s", rs_last_error());
-  /* a byte pointer takes any array */
-  rs_status bytes = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(d), rs_arg_array(f), rs_arg_i32(8)));
+  /* a byte pointer takes any array; d is zeros, so every f[i] becomes 1 */
+  rs_status bytes = rs_zeros_into(d, NULL);
+  if (bytes == RS_OK) bytes = rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(d), rs_arg_array(f), rs_arg_i32(8)));
   if (bytes == RS_OK) bytes = rs_context_synchronize(ctx);
+  double got = 0;
+  for (int64_t i = 0; bytes == RS_OK && i < n; i++) {
+    bytes = rs_array_item_double(f, &i, &got, NULL);
+    if (bytes == RS_OK && got != 1.0) bytes = RS_ERR_INTERNAL;
+  }
   rs_array_release(f);
   rs_array_release(d);
   rs_kernel_destroy(k);

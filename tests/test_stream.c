@@ -112,6 +112,7 @@ static void *per_thread_worker(void *u) {
 }
 
 static void test_legacy_and_per_thread(rs_context *ctx) {
+  if (rs_t_tool_serializes()) return;
   /* rs_stream_legacy(ctx) is the handle of the stream a NULL rs_stream * means in calls
    * that know their context (copies, event records). Its native handle is NULL. */
   rs_stream *leg = rs_stream_legacy(ctx);
@@ -375,6 +376,7 @@ static void test_events(rs_context *ctx) {
 }
 
 static void test_wait_event(rs_context *ctx) {
+  if (rs_t_tool_serializes()) return;
   /* s1: gate, H2D A -> dev, record ev.  s2: wait ev, D2H dev -> B.
    * s2 cannot finish while the gate is closed, and B must equal A afterwards. */
   rs_stream *s1 = NULL, *s2 = NULL;
@@ -421,6 +423,7 @@ static void test_wait_event(rs_context *ctx) {
 }
 
 static void test_blocking_vs_legacy(rs_context *ctx) {
+  if (rs_t_tool_serializes()) return;
   /* A closed gate on the legacy stream holds back a blocking stream but not a
    * non-blocking one. */
   rs_stream *blk = NULL, *nb = NULL;
@@ -567,6 +570,7 @@ static void *open_gate_later(void *u) {
 }
 
 static void test_destroy_with_pending_work(rs_context *ctx) {
+  if (rs_t_tool_serializes()) return;
   /* work already queued on a destroyed stream still completes */
   rs_stream *s = NULL;
   trio t;
