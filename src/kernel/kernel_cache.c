@@ -153,7 +153,10 @@ void rs_kcache_put(const char *backend, const rs_textbuf *key, const char *dir, 
     /* a scan reads the whole directory: do it on this process's first write and then
      * after each sixteenth of the limit written, not on every kernel */
     static _Atomic uint64_t written_since_scan = UINT64_MAX / 2;
-    uint64_t w = atomic_fetch_add(&written_since_scan, bytes) + bytes;
+    /* the file's size, as the limit counts it: its key (which holds the source and the
+     * device header) can be many times the image, which for PTX is often the smaller */
+    uint64_t entry = rs_kdisk_entry_bytes(key_len, bytes);
+    uint64_t w = atomic_fetch_add(&written_since_scan, entry) + entry;
     if (max_bytes > 0 && w >= max_bytes / 16) {
       atomic_store(&written_since_scan, 0);
       rs_kcache_evict(dfd, name, max_bytes);

@@ -316,6 +316,10 @@ int rs_kdisk_write(int dfd, const char *name, const char *key, size_t key_len, c
   return 0;
 }
 
+uint64_t rs_kdisk_entry_bytes(size_t key_len, size_t image_bytes) {
+  return (uint64_t)RS_KDISK_HEADER + key_len + image_bytes;
+}
+
 int rs_kdisk_written_here(int dfd, const char *name, int allow_empty) {
   struct stat st;
   char why[160];

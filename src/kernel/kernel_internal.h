@@ -150,6 +150,9 @@ int rs_kdisk_write(int dfd, const char *name, const char *key, size_t key_len, c
  * when allow_empty: a temporary whose writer died before writing). */
 int rs_kdisk_written_here(int dfd, const char *name, int allow_empty);
 
+/* The size on disk of an entry with this key and image (what RESIDENT_CACHE_MAX counts). */
+uint64_t rs_kdisk_entry_bytes(size_t key_len, size_t image_bytes);
+
 /* Remove the entry name if the cache wrote it. */
 void rs_kdisk_remove(int dfd, const char *name);
 
