@@ -109,6 +109,9 @@
  *   RESIDENT_BACKEND          auto | cuda | sim            backend for RS_BACKEND_AUTO
  *   RESIDENT_SIM_DEVICE_MEMORY size >= 1 byte ("1GiB")     simulated device memory
  *                                                           (default min(8 GiB, RAM/2))
+ *   RESIDENT_SIM_DEVICES      count 1 to 64                devices the simulator has, each
+ *                                                           with its own memory and streams
+ *                                                           (default 1)
  *   RESIDENT_SIM_THREADS      count 0 to 1024              host threads of simulator kernels
  *                                                           (default 0 = one per core)
  *   RESIDENT_TRANSFER_GUARD   allow | log | disallow | disallow_explicit, or per

@@ -3,6 +3,11 @@
  * A context binds one backend (CUDA or the CPU simulator) and one device. Every array,
  * stream and event belongs to exactly one context. Environment variables are read once,
  * when a context is created (see the table in resident.h).
+ *
+ * Several devices: one context per device (rs_context_create(&c, kind, i) for i below
+ * rs_device_count; the simulator has RESIDENT_SIM_DEVICES of them). Arrays of two contexts
+ * copy into each other with rs_array_copy (resident/transfer.h); an operation takes the
+ * arrays of one context only.
  */
 #ifndef RESIDENT_CONTEXT_H
 #define RESIDENT_CONTEXT_H

@@ -41,10 +41,11 @@ typedef enum rs_direction {
   RS_D2H = 1,
   RS_D2D = 2,
   RS_H2H = 3,
-  RS_DIRECTIONS = 4
+  RS_P2P = 4, /* device to device across devices (contexts): rs_array_copy between contexts */
+  RS_DIRECTIONS = 5
 } rs_direction;
 
-/* "H2D", "D2H", "D2D", "H2H". */
+/* "H2D", "D2H", "D2D", "H2H", "P2P". */
 RS_API const char *rs_direction_name(rs_direction dir);
 
 typedef enum rs_entry_kind { RS_ENTRY_COPY = 0, RS_ENTRY_KERNEL = 1, RS_ENTRY_WAIT = 2 } rs_entry_kind;
@@ -125,7 +126,7 @@ typedef enum rs_guard_mode {
 RS_API const char *rs_guard_mode_name(rs_guard_mode mode);
 
 /* Parse "allow" | "log" | "disallow" | "disallow_explicit", or a comma list of
- * "dir=mode" (dir: h2d, d2h, d2d, h2h) into modes[RS_DIRECTIONS] (unnamed directions
+ * "dir=mode" (dir: h2d, d2h, d2d, h2h, p2p) into modes[RS_DIRECTIONS] (unnamed directions
  * keep their value). RS_ERR_PARSE naming the word otherwise. */
 RS_API rs_status rs_guard_parse(const char *text, rs_guard_mode modes[RS_DIRECTIONS]);
 

@@ -54,7 +54,18 @@ RS_API rs_status rs_copy_to_host(rs_array **out, const rs_array *src, rs_stream 
 RS_API rs_status rs_copy_to_host_into(rs_array *dst, const rs_array *src, rs_stream *stream);
 
 /* The general copy: any kind to any kind (device-to-device, host-to-host too), same
- * shape and dtype. A shape or dtype mismatch is an error and nothing is written. */
+ * shape and dtype. A shape or dtype mismatch is an error and nothing is written.
+ *
+ * dst and src may belong to two contexts (two devices, or two contexts on one):
+ * - device to device: a peer copy, recorded as RS_P2P in dst's ledger; direct where the
+ *   devices allow it (peer access is enabled once per pair), staged through the host by
+ *   the driver otherwise. It runs on stream, which must be NULL or one of dst's context.
+ * - a host side: the copy runs in the device side's context (dst's when both are host)
+ *   and is recorded there as the H2D, D2H or H2H it is; a host view must be of a layout
+ *   rs_host_array_wrap accepts (no negative strides).
+ * The host first waits for the other context's queued work (a recorded wait there), and
+ * the call returns with the copy finished: a use of memory by another context's queue
+ * cannot be tracked, so none is left pending. */
 RS_API rs_status rs_array_copy(rs_array *dst, const rs_array *src, rs_stream *stream);
 
 #ifdef __cplusplus

@@ -37,7 +37,8 @@ typedef enum rs_copy_dir {
   RS_DIR_H2D = 0,
   RS_DIR_D2H = 1,
   RS_DIR_D2D = 2,
-  RS_DIR_H2H = 3
+  RS_DIR_H2H = 3,
+  RS_DIR_P2P = 4 /* between devices: copy_peer_async, never copy_async */
 } rs_copy_dir;
 
 /* Flags for host_alloc / host_register. */
@@ -50,7 +51,8 @@ typedef struct rs_backend_vtable {
   rs_backend_kind kind;
 
   /* devices, without a context */
-  rs_status (*device_count)(int *out);                        /* 0 and RS_OK without GPU/driver */
+  /* 0 and RS_OK without GPU/driver; cfg: the settings (the simulator's device count) */
+  rs_status (*device_count)(const rs_config *cfg, int *out);
   /* cfg: the settings a context on it would have (the simulator's memory and threads) */
   rs_status (*device_props)(int device, const rs_config *cfg, rs_device_props *out);
   /* what the backend runs on, for rs_backend_version; NULL: nothing beyond the library */
@@ -78,6 +80,11 @@ typedef struct rs_backend_vtable {
                           rs_copy_dir dir, void *stream);
   rs_status (*copy_strided_async)(rs_backend *b, const rs_strided_copy *c, void *stream);
   rs_status (*memset_async)(rs_backend *b, void *dst, int value, size_t bytes, void *stream);
+  /* device memory of src_b (another context, maybe another device) into dst_b's, ordered
+   * on dst_b's stream; peer access is enabled once per pair where the devices allow it,
+   * and the driver stages through the host where they do not (*direct says which) */
+  rs_status (*copy_peer_async)(rs_backend *dst_b, void *dst, rs_backend *src_b, const void *src, size_t bytes,
+                               void *stream, int *direct);
 
   /* streams */
   rs_status (*stream_create)(rs_backend *b, unsigned flags, void **out); /* RS_STREAM_NON_BLOCKING */
@@ -128,7 +135,7 @@ typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend
 /* The shape and meaning of the descriptor and its three tables. Bump on any change: the
  * registry refuses a descriptor of another version rather than call through a table laid
  * out differently. */
-#define RS_BACKEND_DESC_VERSION 1
+#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async */
 
 typedef struct rs_backend_desc {
   int version; /* RS_BACKEND_DESC_VERSION when the backend was built */

@@ -135,7 +135,9 @@ rs_status rs_config_from_env(rs_config *cfg) {
     if (st != RS_OK) return rs_fail(st, "RESIDENT_BACKEND='%s': expected auto, cuda or sim", v);
   }
   RS_TRY(rs_env_size("RESIDENT_SIM_DEVICE_MEMORY", 1, &cfg->sim_device_memory, NULL));
-  int64_t threads = 0;
+  int64_t devices = 1, threads = 0;
+  RS_TRY(rs_env_count("RESIDENT_SIM_DEVICES", 1, RS_SIM_MAX_DEVICES, &devices));
+  cfg->sim_devices = (int)devices;
   RS_TRY(rs_env_count("RESIDENT_SIM_THREADS", 0, RS_SIM_MAX_THREADS, &threads));
   cfg->sim_threads = (int)threads;
   RS_TRY(rs_config_ledger(cfg));

@@ -26,7 +26,7 @@ static rs_status rs_resolve_backend(rs_backend_kind *kind, const rs_config *cfg)
   if (*kind != RS_BACKEND_AUTO) return RS_OK;
   const rs_backend_desc *cuda = rs_backend_get(RS_BACKEND_CUDA);
   int count = 0;
-  if (cuda && cuda->runtime->device_count(&count) == RS_OK && count > 0)
+  if (cuda && cuda->runtime->device_count(cfg, &count) == RS_OK && count > 0)
     *kind = RS_BACKEND_CUDA;
   else
     *kind = RS_BACKEND_SIM;
@@ -73,20 +73,22 @@ rs_status rs_device_count(rs_backend_kind kind, int *out) {
     return RS_OK;
   }
   RS_TRY(rs_backend_checked(&vt, &kind, "rs_device_count"));
-  return vt->device_count(out);
+  rs_config cfg;
+  RS_TRY(rs_config_from_env(&cfg));
+  return vt->device_count(&cfg, out);
 }
 
 rs_status rs_device_get_props(rs_backend_kind kind, int device, rs_device_props *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_device_get_props: out is NULL");
   const rs_backend_vtable *vt = NULL;
   RS_TRY(rs_backend_checked(&vt, &kind, "rs_device_get_props"));
+  rs_config cfg;
+  RS_TRY(rs_config_from_env(&cfg));
   int count = 0;
-  RS_TRY(vt->device_count(&count));
+  RS_TRY(vt->device_count(&cfg, &count));
   if (device < 0 || device >= count)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_device_get_props: device %d of %d on %s", device,
                    count, rs_backend_name(kind));
-  rs_config cfg;
-  RS_TRY(rs_config_from_env(&cfg));
   return vt->device_props(device, &cfg, out);
 }
 
@@ -100,13 +102,14 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
   const rs_backend_vtable *vt = NULL;
   RS_TRY(rs_backend_checked(&vt, &kind, "rs_context_create"));
   int count = 0;
-  RS_TRY(vt->device_count(&count));
+  RS_TRY(vt->device_count(&cfg, &count));
   if (count == 0)
     return rs_fail(RS_ERR_NO_DEVICE, "rs_context_create: no %s device answers",
                    rs_backend_name(kind));
   if (device < 0 || device >= count)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_context_create: device %d, but %s has %d", device,
-                   rs_backend_name(kind), count);
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "rs_context_create: device %d does not exist: %s has %d device%s%s",
+                   device, rs_backend_name(kind), count, count == 1 ? "" : "s",
+                   kind == RS_BACKEND_SIM ? " (RESIDENT_SIM_DEVICES sets how many)" : "");
   rs_context_store *store = calloc(1, sizeof *store);
   if (!store) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "rs_context_create: out of host memory");
   rs_context *ctx = &store->ctx;

@@ -12,12 +12,14 @@
 
 /* The most host threads the simulator runs kernels on (RESIDENT_SIM_THREADS at most). */
 #define RS_SIM_MAX_THREADS 1024
+#define RS_SIM_MAX_DEVICES 64
 
 typedef enum rs_staging_mode { RS_STAGING_AUTO = 0, RS_STAGING_ON, RS_STAGING_OFF } rs_staging_mode;
 
 typedef struct rs_config {
   rs_backend_kind backend;     /* RESIDENT_BACKEND: auto|cuda|sim */
   size_t sim_device_memory;    /* RESIDENT_SIM_DEVICE_MEMORY: bytes of simulated device memory */
+  int sim_devices;             /* RESIDENT_SIM_DEVICES: how many devices the simulator has (1..RS_SIM_MAX_DEVICES) */
   int sim_threads;             /* RESIDENT_SIM_THREADS: host threads for simulator kernels (0 = all cores) */
   rs_guard_mode guard[RS_DIRECTIONS]; /* RESIDENT_TRANSFER_GUARD */
   unsigned ledger_timing;      /* RESIDENT_LEDGER_TIMING: RS_TIME_* (default copies) */

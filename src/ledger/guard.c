@@ -9,7 +9,7 @@
 #include "ledger/state.h"
 
 static const char *const rs_guard_names[] = {"allow", "log", "disallow", "disallow_explicit"};
-static const char *const rs_dir_names[] = {"H2D", "D2H", "D2D", "H2H"};
+static const char *const rs_dir_names[] = {"H2D", "D2H", "D2D", "H2H", "P2P"};
 
 const char *rs_guard_mode_name(rs_guard_mode mode) {
   return (unsigned)mode < 4 ? rs_guard_names[mode] : "invalid";
@@ -50,7 +50,7 @@ rs_status rs_guard_parse(const char *text, rs_guard_mode modes[RS_DIRECTIONS]) {
     for (int d = 0; d < RS_DIRECTIONS; d++)
       if (dlen == 3 && strncasecmp(p, rs_dir_names[d], 3) == 0) dir = d;
     if (dir < 0)
-      return rs_fail(RS_ERR_PARSE, "guard direction '%.*s' is not one of h2d, d2h, d2d, h2h", (int)dlen, p);
+      return rs_fail(RS_ERR_PARSE, "guard direction '%.*s' is not one of h2d, d2h, d2d, h2h, p2p", (int)dlen, p);
     RS_TRY(rs_guard_word(&parsed[dir], eq + 1, len - dlen - 1));
     if (comma && comma[1] == '\0') return rs_fail(RS_ERR_PARSE, "guard setting '%s' ends with ','", text);
     p += len + (comma ? 1 : 0);

@@ -1,5 +1,6 @@
-/* The one copy path: checks, guard, ledger, then the data movement for every pair of
- * memory kinds and layouts. Only the contiguous move and the device-side strided copy
+/* The one copy path within a context: checks, guard, ledger, then the data movement for
+ * every pair of memory kinds and layouts (copy_path.c enters here, or copy_across.c for two
+ * contexts, which comes back here for each leg). Only the contiguous move and the device-side strided copy
  * are backend calls; the decisions are made here, once. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +40,10 @@ static int rs_same_dense_layout(const rs_array *a, const rs_array *b) {
          rs_layout_is_f_contiguous(b->ndim, b->shape, b->strides, item);
 }
 
-static rs_status rs_check_pair(const rs_array *dst, const rs_array *src, const char *who) {
+rs_status rs_copy_check_pair(const rs_array *dst, const rs_array *src, const char *who) {
   RS_TRY(rs_array_check(dst, who));
   RS_TRY(rs_array_check(src, who));
   char d[600], s[600];
-  if (dst->ctx != src->ctx)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: source and destination belong to different contexts",
-                   who);
   int same_shape = dst->ndim == src->ndim;
   for (int i = 0; same_shape && i < dst->ndim; i++) same_shape = dst->shape[i] == src->shape[i];
   if (!same_shape)
@@ -186,11 +184,12 @@ static rs_status rs_wait_for_earlier_work(rs_context *ctx, void *stream, const c
   return rs_ledger_timed_wait(ctx, RS_WAIT_STREAM, stream, cause);
 }
 
-rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,
-                       const rs_copy_cause *cause) {
+rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream,
+                         const rs_copy_cause *cause) {
   const char *who = cause->what;
-  RS_TRY(rs_check_pair(dst, src, who));
+  RS_TRY(rs_copy_check_pair(dst, src, who));
   rs_context *ctx = dst->ctx;
+  if (src->ctx != ctx) return rs_fail(RS_ERR_INTERNAL, "%s: a copy within one context given two", who);
   void *native = NULL;
   RS_TRY(rs_stream_resolve(ctx, stream, &native, who));
   rs_copy_dir dir = rs_copy_direction(dst, src);

@@ -5,6 +5,11 @@
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/cuda_ops_blas.h"
 
+static rs_status cuda_device_count(const rs_config *cfg, int *out) {
+  (void)cfg; /* a machine has the GPUs it has */
+  return rs_cuda_device_count(out);
+}
+
 static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
   (void)cfg; /* nothing in the configuration concerns the CUDA backend yet */
   int count = 0;
@@ -56,7 +61,7 @@ static rs_status cuda_synchronize(rs_backend *b) {
 const rs_backend_vtable rs_cuda_vtable = {
     .name = "cuda",
     .kind = RS_BACKEND_CUDA,
-    .device_count = rs_cuda_device_count,
+    .device_count = cuda_device_count,
     .device_props = rs_cuda_device_props,
     .version = rs_cuda_version,
     .open = cuda_open,
@@ -75,6 +80,7 @@ const rs_backend_vtable rs_cuda_vtable = {
     .copy_async = rs_cuda_copy_async,
     .copy_strided_async = rs_cuda_copy_strided_async,
     .memset_async = rs_cuda_memset_async,
+    .copy_peer_async = rs_cuda_copy_peer_async,
     .stream_create = rs_cuda_stream_create,
     .stream_destroy = rs_cuda_stream_destroy,
     .stream_per_thread = rs_cuda_stream_per_thread,

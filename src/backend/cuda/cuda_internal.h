@@ -42,6 +42,8 @@ rs_status rs_cuda_check_arch(int device);
 
 /* The vtable's entries, one file per concern. */
 rs_status rs_cuda_device_count(int *out);
+rs_status rs_cuda_copy_peer_async(rs_backend *dst_b, void *dst, rs_backend *src_b, const void *src, size_t bytes,
+                                  void *stream, int *direct);
 rs_status rs_cuda_device_props(int device, const rs_config *cfg, rs_device_props *out);
 rs_status rs_cuda_version(char *buf, size_t len);
 

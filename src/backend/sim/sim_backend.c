@@ -39,15 +39,20 @@ static rs_status settings(const rs_config *cfg, const char *what, size_t *mem, i
   return RS_OK;
 }
 
-static rs_status sim_device_count(int *out) {
+/* RESIDENT_SIM_DEVICES: each device is a heap and streams of its own (every context opens
+ * its own anyway); the number only says which device indices exist, so multi-device code
+ * runs here as it would on a machine with that many GPUs. */
+static int sim_devices(const rs_config *cfg) { return cfg && cfg->sim_devices > 0 ? cfg->sim_devices : 1; }
+
+static rs_status sim_device_count(const rs_config *cfg, int *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim device_count: out is NULL");
-  *out = 1;
+  *out = sim_devices(cfg);
   return RS_OK;
 }
 
-static void fill_props(rs_device_props *out, size_t total, size_t free_bytes, int threads) {
+static void fill_props(rs_device_props *out, int device, size_t total, size_t free_bytes, int threads) {
   memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "resident simulator (%d host thread%s)", threads,
+  snprintf(out->name, sizeof out->name, "resident simulator %d (%d host thread%s)", device, threads,
            threads == 1 ? "" : "s");
   out->total_memory = total;
   out->free_memory = free_bytes;
@@ -69,13 +74,13 @@ static void fill_props(rs_device_props *out, size_t total, size_t free_bytes, in
  * allocations to count, all of it is free. */
 static rs_status sim_device_props(int device, const rs_config *cfg, rs_device_props *out) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim device_props: out is NULL");
-  if (device != 0)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim device_props: device %d out of range (1 device)",
-                   device);
+  if (device < 0 || device >= sim_devices(cfg))
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim device_props: device %d out of range (%d device%s; RESIDENT_SIM_DEVICES)",
+                   device, sim_devices(cfg), sim_devices(cfg) == 1 ? "" : "s");
   size_t mem = 0;
   int threads = 1;
   RS_TRY(settings(cfg, "sim device_props", &mem, &threads));
-  fill_props(out, mem, mem, threads);
+  fill_props(out, device, mem, mem, threads);
   return RS_OK;
 }
 
@@ -108,8 +113,9 @@ static void sim_close(rs_backend *b) {
 
 static rs_status sim_open(rs_backend **out, int device, const rs_config *cfg) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "sim open: out is NULL");
-  if (device != 0)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim open: device %d out of range (1 device)", device);
+  if (device < 0 || device >= sim_devices(cfg))
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim open: device %d out of range (%d device%s; RESIDENT_SIM_DEVICES)",
+                   device, sim_devices(cfg), sim_devices(cfg) == 1 ? "" : "s");
   size_t mem = 0;
   int threads = 1;
   RS_TRY(settings(cfg, "sim open", &mem, &threads));
@@ -176,6 +182,7 @@ const rs_backend_vtable rs_sim_vtable = {
     .copy_async = sim_copy_async,
     .copy_strided_async = sim_copy_strided_async,
     .memset_async = sim_memset_async,
+    .copy_peer_async = sim_copy_peer_async,
     .stream_create = sim_stream_create,
     .stream_destroy = sim_stream_destroy,
     .stream_per_thread = sim_stream_per_thread,

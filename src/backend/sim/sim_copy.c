@@ -80,6 +80,28 @@ rs_status sim_copy_async(rs_backend *b, void *dst, const void *src, size_t bytes
   return st;
 }
 
+/* Between two simulated devices: each range is checked against its own device's heap, the
+ * bytes move on the destination's stream. The devices share the host's memory, so the
+ * access is always direct. */
+rs_status sim_copy_peer_async(rs_backend *dst_b, void *dst, rs_backend *src_b, const void *src, size_t bytes,
+                              void *stream, int *direct) {
+  if (direct) *direct = 1;
+  if (bytes == 0) return RS_OK;
+  if (!dst || !src)
+    return rs_fail(RS_ERR_NULL_POINTER, "sim copy_peer_async(%p <- %p, %zu bytes): NULL pointer", dst, src, bytes);
+  if (!rs_sim_is_device_ptr(dst) || !rs_sim_is_device_ptr(src))
+    return rs_fail(RS_ERR_MEMORY_KIND, "sim copy_peer_async: %s %p is not device memory",
+                   rs_sim_is_device_ptr(dst) ? "source" : "destination", rs_sim_is_device_ptr(dst) ? src : dst);
+  RS_TRY(sim_check_device_range(dst_b, dst, 0, (int64_t)bytes, "sim copy_peer_async (destination)"));
+  RS_TRY(sim_check_device_range(src_b, src, 0, (int64_t)bytes, "sim copy_peer_async (source)"));
+  flat_copy *c = malloc(sizeof *c);
+  if (!c) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim copy_peer_async: out of host memory");
+  *c = (flat_copy){dst_b, rs_sim_translate(dst), rs_sim_translate(src), bytes};
+  rs_status st = sim_submit(dst_b, stream, "sim copy_peer_async", run_flat_copy, c, free, 0);
+  if (st != RS_OK) free(c);
+  return st;
+}
+
 typedef struct fill {
   void *dst;
   int value;

@@ -174,6 +174,8 @@ rs_status sim_copy_async(rs_backend *b, void *dst, const void *src, size_t bytes
                          rs_copy_dir dir, void *stream);
 rs_status sim_copy_strided_async(rs_backend *b, const rs_strided_copy *c, void *stream);
 rs_status sim_memset_async(rs_backend *b, void *dst, int value, size_t bytes, void *stream);
+rs_status sim_copy_peer_async(rs_backend *dst_b, void *dst, rs_backend *src_b, const void *src, size_t bytes,
+                              void *stream, int *direct);
 
 rs_status sim_stream_create(rs_backend *b, unsigned flags, void **out);
 rs_status sim_stream_destroy(rs_backend *b, void *s);
