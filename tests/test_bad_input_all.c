@@ -893,6 +893,7 @@ static void case_reduce_sort(fx *f) {
 
 /* dlpack.h: bad arrays and bad tensors (tests/test_dlpack.c refuses each field) */
 static void bad_deleter(rs_dl_managed_tensor_versioned *self) { (void)self; }
+static void bad_legacy_deleter(rs_dl_managed_tensor *self) { (void)self; }
 static void case_dlpack(fx *f) {
   rs_dl_managed_tensor_versioned *t = NULL;
   BAD(rs_array_to_dlpack(NULL, f->d));
@@ -919,6 +920,27 @@ static void case_dlpack(fx *f) {
   BAD(rs_array_from_dlpack(&o, f->ctx, &bad)); /* NULL data with elements */
   bad.dl_tensor.device.device_type = 99;
   BAD(rs_array_from_dlpack(&o, f->ctx, &bad));
+  rs_dl_managed_tensor legacy = {bad.dl_tensor, NULL, bad_legacy_deleter};
+  BAD(rs_array_from_dlpack_legacy(&o, f->ctx, &legacy)); /* device type 99 */
+  BAD(rs_array_from_dlpack_legacy(NULL, f->ctx, &legacy));
+  BAD(rs_array_from_dlpack_legacy(&o, NULL, &legacy));
+  BAD(rs_array_from_dlpack_legacy(&o, f->ctx, NULL));
+  /* the stream handshake */
+  BAD(rs_array_to_dlpack_on(NULL, f->d, NULL, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_array_to_dlpack_on(&t, f->dead, NULL, RS_DLPACK_STREAM_LEGACY));
+  EXPECT(t == NULL);
+  BAD(rs_array_to_dlpack_on(&t, f->d, f->fs, RS_DLPACK_STREAM_LEGACY)); /* another context's stream */
+  BAD(rs_array_to_dlpack_on(&t, f->d, f->dead_s, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_array_to_dlpack_on(&t, f->d, NULL, 0)); /* ambiguous */
+  BAD(rs_array_to_dlpack_on(&t, f->d, NULL, -7));
+  EXPECT(t == NULL);
+  intptr_t v = 0;
+  BAD(rs_stream_dlpack_value(f->s, NULL));
+  BAD(rs_stream_dlpack_value(f->dead_s, &v));
+  BAD(rs_stream_wait_dlpack(NULL, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_stream_wait_dlpack(f->dead_s, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_stream_wait_dlpack(f->s, 0));
+  BAD(rs_stream_wait_dlpack(f->s, -2));
 }
 
 /* zeros/ones/full/empty/arange/linspace/eye and their _into forms */
@@ -1406,6 +1428,10 @@ static const struct {
     {"rs_to_device", case_transfer},
     {"rs_array_to_dlpack", case_dlpack},
     {"rs_array_from_dlpack", case_dlpack},
+    {"rs_array_from_dlpack_legacy", case_dlpack},
+    {"rs_array_to_dlpack_on", case_dlpack},
+    {"rs_stream_dlpack_value", case_dlpack},
+    {"rs_stream_wait_dlpack", case_dlpack},
     {"rs_asarray", case_transfer},
     {"rs_to_device_into", case_transfer},
     {"rs_copy_to_host", case_transfer},
