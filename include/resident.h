@@ -19,8 +19,11 @@
  *     Each is recorded by the ledger and may be refused by the transfer guard
  *     (resident/ledger.h).
  *   - Memory of other libraries is wrapped without a copy (rs_device_array_wrap, DLPack
- *     import and export in resident/dlpack.h); it goes back to its owner only after the
- *     work queued on it has finished.
+ *     import and export in resident/dlpack.h, the legacy unversioned form accepted on
+ *     import, with the array API's stream handshake: rs_array_to_dlpack_on); it goes back
+ *     to its owner only after the work queued on it has finished. Device arrays are shared
+ *     with other processes through CUDA IPC handles (resident/ipc.h; the simulator does
+ *     the same over shared memory).
  *   - Streams and events (resident/stream.h) order and time device work.
  *   - Kernels (resident/kernel.h) run on device arrays; a host array passed to a launch is
  *     copied in and out IMPLICITLY - recorded as such, and refusable by the guard.
@@ -164,5 +167,6 @@
 #include "resident/random.h"
 #include "resident/linalg.h"
 #include "resident/dlpack.h"
+#include "resident/ipc.h"
 
 #endif

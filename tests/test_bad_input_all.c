@@ -943,6 +943,21 @@ static void case_dlpack(fx *f) {
   BAD(rs_stream_wait_dlpack(f->s, -2));
 }
 
+/* ipc.h: bad arrays, bad handles (tests/test_ipc.c forges each field) */
+static void case_ipc(fx *f) {
+  rs_ipc_handle h;
+  BAD(rs_ipc_export(NULL, f->d));
+  BAD(rs_ipc_export(&h, NULL));
+  BAD(rs_ipc_export(&h, f->dead));
+  BAD(rs_ipc_export(&h, f->h)); /* host memory */
+  memset(&h, 0, sizeof h);
+  BAD(rs_ipc_open(NULL, f->ctx, &h));
+  BAD(rs_ipc_open(&o, NULL, &h));
+  BAD(rs_ipc_open(&o, f->ctx, NULL));
+  BAD(rs_ipc_open(&o, f->ctx, &h)); /* garbled */
+  if (rs_ipc_export(&h, f->d) == RS_OK) BAD(rs_ipc_open(&o, f->ctx, &h)); /* this process's own */
+}
+
 /* zeros/ones/full/empty/arange/linspace/eye and their _into forms */
 static void case_creation(fx *f) {
   rs_context *c = f->ctx;
@@ -1433,6 +1448,8 @@ static const struct {
     {"rs_stream_dlpack_value", case_dlpack},
     {"rs_stream_wait_dlpack", case_dlpack},
     {"rs_asarray", case_transfer},
+    {"rs_ipc_export", case_ipc},
+    {"rs_ipc_open", case_ipc},
     {"rs_to_device_into", case_transfer},
     {"rs_copy_to_host", case_transfer},
     {"rs_copy_to_host_into", case_transfer},
