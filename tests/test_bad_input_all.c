@@ -958,6 +958,26 @@ static void case_ipc(fx *f) {
   if (rs_ipc_export(&h, f->d) == RS_OK) BAD(rs_ipc_open(&o, f->ctx, &h)); /* this process's own */
 }
 
+/* memory.h: prefetch and advice of managed memory (tests/test_managed_prefetch.c) */
+static void case_prefetch(fx *f) {
+  BAD(rs_array_prefetch(NULL, RS_MEM_DEVICE, NULL));
+  BAD(rs_array_prefetch(f->dead, RS_MEM_DEVICE, NULL));
+  BAD(rs_array_prefetch(f->d, RS_MEM_DEVICE, NULL)); /* device memory does not migrate */
+  BAD(rs_array_prefetch(f->h, RS_MEM_HOST, NULL));
+  BAD(rs_array_advise(NULL, RS_ADVISE_READ_MOSTLY, RS_MEM_DEVICE));
+  BAD(rs_array_advise(f->dead, RS_ADVISE_READ_MOSTLY, RS_MEM_DEVICE));
+  BAD(rs_array_advise(f->d, RS_ADVISE_READ_MOSTLY, RS_MEM_DEVICE));
+  rs_array *m = NULL;
+  if (rs_managed_array(&m, f->ctx, 1, shape4, RS_FLOAT32, NULL, RS_ORDER_C, RS_ATTACH_GLOBAL) == RS_OK) {
+    BAD(rs_array_prefetch(m, BAD_WHERE, NULL));
+    BAD(rs_array_prefetch(m, RS_MEM_DEVICE, f->fs)); /* another context's stream */
+    BAD(rs_array_prefetch(m, RS_MEM_DEVICE, f->dead_s));
+    BAD(rs_array_advise(m, (rs_mem_advice)99, RS_MEM_DEVICE));
+    BAD(rs_array_advise(m, RS_ADVISE_ACCESSED_BY, BAD_WHERE));
+    rs_array_release(m);
+  }
+}
+
 /* zeros/ones/full/empty/arange/linspace/eye and their _into forms */
 static void case_creation(fx *f) {
   rs_context *c = f->ctx;
@@ -1449,6 +1469,8 @@ static const struct {
     {"rs_stream_wait_dlpack", case_dlpack},
     {"rs_asarray", case_transfer},
     {"rs_ipc_export", case_ipc},
+    {"rs_array_prefetch", case_prefetch},
+    {"rs_array_advise", case_prefetch},
     {"rs_ipc_open", case_ipc},
     {"rs_to_device_into", case_transfer},
     {"rs_copy_to_host", case_transfer},

@@ -1,4 +1,4 @@
-/* CUDA IPC of device memory.
+/* CUDA IPC of device memory, and managed-memory prefetch and advice (at the end).
  *
  * A cudaIpcMemHandle_t names a whole allocation, and cudaIpcOpenMemHandle maps it at its
  * base, so an array inside a pool segment is exported as the segment's handle plus the
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend/cuda/cuda_internal.h"
+#include "resident/memory.h"
 
 _Static_assert(sizeof(cudaIpcMemHandle_t) == RS_BE_IPC_BYTES, "a CUDA IPC handle is 64 bytes");
 
@@ -105,6 +106,15 @@ rs_status rs_cuda_ipc_mem_close(rs_backend *b, void *base) {
 }
 
 /* ---- managed memory --------------------------------------------------------------------- */
+
+/* rs_mem_advice passes through as cudaMemoryAdvise. */
+_Static_assert((int)RS_ADVISE_READ_MOSTLY == (int)cudaMemAdviseSetReadMostly &&
+                   (int)RS_ADVISE_UNSET_READ_MOSTLY == (int)cudaMemAdviseUnsetReadMostly &&
+                   (int)RS_ADVISE_PREFERRED_LOCATION == (int)cudaMemAdviseSetPreferredLocation &&
+                   (int)RS_ADVISE_UNSET_PREFERRED_LOCATION == (int)cudaMemAdviseUnsetPreferredLocation &&
+                   (int)RS_ADVISE_ACCESSED_BY == (int)cudaMemAdviseSetAccessedBy &&
+                   (int)RS_ADVISE_UNSET_ACCESSED_BY == (int)cudaMemAdviseUnsetAccessedBy,
+               "the advice values are CUDA's");
 
 static struct cudaMemLocation location(const rs_backend *b, int on_device) {
   struct cudaMemLocation l;
