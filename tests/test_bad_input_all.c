@@ -956,6 +956,15 @@ static void case_ipc(fx *f) {
   BAD(rs_ipc_open(&o, f->ctx, NULL));
   BAD(rs_ipc_open(&o, f->ctx, &h)); /* garbled */
   if (rs_ipc_export(&h, f->d) == RS_OK) BAD(rs_ipc_open(&o, f->ctx, &h)); /* this process's own */
+  BAD(rs_ipc_event_export(NULL, f->ev));
+  BAD(rs_ipc_event_export(&h, NULL));
+  BAD(rs_ipc_event_export(&h, f->dead_ev));
+  BAD(rs_ipc_event_export(&h, f->ev)); /* not RS_EVENT_INTERPROCESS */
+  memset(&h, 0, sizeof h);
+  BAD(rs_ipc_event_open(NULL, f->ctx, &h));
+  BAD(rs_ipc_event_open(&oe, NULL, &h));
+  BAD(rs_ipc_event_open(&oe, f->ctx, NULL));
+  BAD(rs_ipc_event_open(&oe, f->ctx, &h)); /* garbled */
 }
 
 /* memory.h: prefetch and advice of managed memory (tests/test_managed_prefetch.c) */
@@ -1472,6 +1481,8 @@ static const struct {
     {"rs_array_prefetch", case_prefetch},
     {"rs_array_advise", case_prefetch},
     {"rs_ipc_open", case_ipc},
+    {"rs_ipc_event_export", case_ipc},
+    {"rs_ipc_event_open", case_ipc},
     {"rs_to_device_into", case_transfer},
     {"rs_copy_to_host", case_transfer},
     {"rs_copy_to_host_into", case_transfer},

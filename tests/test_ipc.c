@@ -29,15 +29,18 @@ static int from_hex(const char *s, rs_ipc_handle *h) {
   return 0;
 }
 
-/* Run this program as the child with the handle and what it should do; its exit status. */
-static int run_child(rs_context *ctx, const rs_ipc_handle *h, const char *mode) {
-  static char hex[2 * RS_IPC_HANDLE_BYTES + 1];
+/* Run this program as the child with the handles (ev may be NULL) and what it should do;
+ * its exit status. */
+static int run_child(rs_context *ctx, const rs_ipc_handle *h, const rs_ipc_handle *ev, const char *mode) {
+  static char hex[2 * RS_IPC_HANDLE_BYTES + 1], evhex[2 * RS_IPC_HANDLE_BYTES + 1];
   to_hex(h, hex);
+  if (ev) to_hex(ev, evhex);
   fflush(stdout);
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
     setenv("RS_T_IPC_HANDLE", hex, 1);
+    if (ev) setenv("RS_T_IPC_EVENT", evhex, 1);
     setenv("RS_T_IPC_MODE", mode, 1);
     setenv("RESIDENT_BACKEND", rs_context_backend(ctx) == RS_BACKEND_CUDA ? "cuda" : "sim", 1);
     execl("/proc/self/exe", "/proc/self/exe", "test_ipc_child_side", (char *)NULL);
@@ -49,8 +52,9 @@ static int run_child(rs_context *ctx, const rs_ipc_handle *h, const char *mode) 
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* The child (only when started by run_child): "write" opens, checks x[i] == LO + i and
- * writes 2x + 1; "stale" expects the open to be refused. */
+/* The child (only when started by run_child): "write" opens the array and the event, makes
+ * its stream wait for the parent's record, checks x[i] == LO + i + 1000 there and writes
+ * 2x + 1; "stale" expects the open to be refused. */
 static void test_ipc_child_side(rs_context *ctx) {
   const char *hex = getenv("RS_T_IPC_HANDLE"), *mode = getenv("RS_T_IPC_MODE");
   if (!hex || !mode) return; /* run by ctest itself: nothing to do */
@@ -64,45 +68,74 @@ static void test_ipc_child_side(rs_context *ctx) {
     printf("    child: refused as it should be: %s\n", rs_last_error());
     return;
   }
+  rs_ipc_handle eh;
+  const char *evhex = getenv("RS_T_IPC_EVENT");
+  CHECK(evhex && from_hex(evhex, &eh) == 0);
+  rs_event *ev = NULL;
+  rs_stream *s = NULL;
+  CHECK_OK(rs_ipc_event_open(&ev, ctx, &eh));
   CHECK_OK(rs_ipc_open(&a, ctx, &h));
   CHECK_EQ_I64(rs_array_ndim(a), 1);
   CHECK_EQ_I64(rs_array_shape(a)[0], N - 2 * LO);
   CHECK_EQ_I64(rs_array_kind(a), RS_MEM_DEVICE);
-  CHECK_OK(rs_copy_to_host(&host, a, NULL));
+  CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
+  int done = -1;
+  CHECK_OK(rs_event_query(ev, &done));
+  printf("    child: the parent's record %s when the child got there\n", done ? "had completed" : "was pending");
+  CHECK_OK(rs_stream_wait_event(s, ev)); /* the device waits for the other process's kernel */
+  CHECK_OK(rs_copy_to_host(&host, a, s));
+  CHECK_OK(rs_stream_synchronize(s));
   const float *x = rs_array_host_data(host);
   int bad = 0;
-  for (int i = 0; i < N - 2 * LO; i++) bad += x[i] != (float)(LO + i);
-  CHECK_MSG(bad == 0, "%d values differ from what the parent wrote", bad);
-  CHECK_OK(rs_t_axpb(a, 2.0, 1.0, NULL));
-  CHECK_OK(rs_context_synchronize(ctx));
+  for (int i = 0; i < N - 2 * LO; i++) bad += x[i] != (float)(LO + i + 1000);
+  CHECK_MSG(bad == 0, "%d values differ from what the parent wrote (x[0] = %g)", bad, (double)x[0]);
+  CHECK_OK(rs_t_axpb(a, 2.0, 1.0, s));
+  CHECK_OK(rs_event_record(ev, s)); /* a record from this side */
+  CHECK_OK(rs_event_synchronize(ev));
   CHECK_OK(rs_array_release(host));
   CHECK_OK(rs_array_release(a)); /* closes the mapping in stream order */
+  CHECK_OK(rs_event_destroy(ev));
+  CHECK_OK(rs_stream_destroy(s));
   CHECK_OK(rs_context_synchronize(ctx));
 }
 
 static void test_two_processes_share_an_array(rs_context *ctx) {
   CHECK_OK(rs_t_kernels_warm(ctx));
   rs_array *full = NULL, *view = NULL, *host = NULL;
+  rs_stream *s = NULL;
+  rs_event *ev = NULL;
+  CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
+  CHECK_OK(rs_event_create(&ev, ctx, RS_EVENT_INTERPROCESS | RS_EVENT_DISABLE_TIMING));
   CHECK_OK(rs_arange(&full, ctx, RS_MEM_DEVICE, 0, N, 1, RS_FLOAT32, NULL));
   rs_slice mid = {LO, N - LO, 1};
   CHECK_OK(rs_array_slice(&view, full, 1, &mid));
-  CHECK_OK(rs_context_synchronize(ctx)); /* the child reads what is written by now */
-  rs_ipc_handle h;
+  CHECK_OK(rs_context_synchronize(ctx));
+  /* the last write is still queued behind a slow kernel when the child starts: only the
+   * shared event orders the child's read after it */
+  CHECK_OK(rs_t_sleep(ctx, 1000, s));
+  CHECK_OK(rs_t_axpb(full, 1.0, 1000.0, s));
+  CHECK_OK(rs_event_record(ev, s));
+  rs_ipc_handle h, eh;
   CHECK_OK(rs_ipc_export(&h, view));
+  CHECK_OK(rs_ipc_event_export(&eh, ev));
   const rs_ipc_wire *w = (const rs_ipc_wire *)h.bytes;
   CHECK(w->offset >= (uint64_t)LO * 4); /* the view's offset, plus the block's in its segment */
-  CHECK_EQ_I64(run_child(ctx, &h, "write"), 0);
+  CHECK_EQ_I64(run_child(ctx, &h, &eh, "write"), 0);
+  CHECK_OK(rs_stream_synchronize(s));
   CHECK_OK(rs_copy_to_host(&host, full, NULL));
   const float *x = rs_array_host_data(host);
   int bad = 0;
   for (int i = 0; i < N; i++) {
-    float want = i >= LO && i < N - LO ? 2.0f * (float)i + 1.0f : (float)i;
+    float v = (float)i + 1000.0f;
+    float want = i >= LO && i < N - LO ? 2.0f * v + 1.0f : v;
     bad += x[i] != want;
   }
   CHECK_MSG(bad == 0, "%d values are not what the child wrote (x[%d] = %g)", bad, LO, (double)x[LO]);
   CHECK_OK(rs_array_release(host));
   CHECK_OK(rs_array_release(view));
   CHECK_OK(rs_array_release(full));
+  CHECK_OK(rs_event_destroy(ev));
+  CHECK_OK(rs_stream_destroy(s));
 }
 
 /* A handle of memory freed since: the child's open is refused. */
@@ -115,7 +148,7 @@ static void test_stale_handle_is_refused(rs_context *ctx) {
   CHECK_OK(rs_array_release(a));
   CHECK_OK(rs_context_synchronize(ctx));
   CHECK_OK(rs_memory_release(ctx, RS_SPACE_DEVICE));
-  CHECK_EQ_I64(run_child(ctx, &h, "stale"), 0);
+  CHECK_EQ_I64(run_child(ctx, &h, NULL, "stale"), 0);
 }
 
 /* Refused in this process, with a message and no array: garbled bytes, a forged device
@@ -150,6 +183,31 @@ static void test_bad_handles(rs_context *ctx) {
   CHECK_FAILS(rs_ipc_open(&o, ctx, &bad));
   CHECK(strstr(rs_last_error(), "backend") != NULL);
   CHECK(o == NULL);
+  /* events: one not made interprocess, this process's own, one kind for the other */
+  rs_event *plain = NULL, *shared = NULL, *oev = NULL;
+  rs_ipc_handle eh;
+  CHECK_OK(rs_event_create(&plain, ctx, RS_EVENT_DISABLE_TIMING));
+  CHECK_FAILS(rs_ipc_event_export(&eh, plain));
+  CHECK(strstr(rs_last_error(), "INTERPROCESS") != NULL);
+  CHECK_FAILS(rs_event_create(&shared, ctx, RS_EVENT_INTERPROCESS)); /* timing must be off */
+  CHECK_OK(rs_event_create(&shared, ctx, RS_EVENT_INTERPROCESS | RS_EVENT_DISABLE_TIMING));
+  CHECK_OK(rs_ipc_event_export(&eh, shared));
+  CHECK_FAILS(rs_ipc_event_open(&oev, ctx, &eh));
+  CHECK(strstr(rs_last_error(), "this process") != NULL);
+  bad = eh;
+  w = (rs_ipc_wire *)bad.bytes;
+  w->pid = -1;
+  w->checksum = rs_ipc_checksum(w, offsetof(rs_ipc_wire, checksum));
+  CHECK_FAILS(rs_ipc_open(&o, ctx, &bad)); /* an event's handle is not memory */
+  CHECK(strstr(rs_last_error(), "event") != NULL);
+  bad = h;
+  w = (rs_ipc_wire *)bad.bytes;
+  w->pid = -1;
+  w->checksum = rs_ipc_checksum(w, offsetof(rs_ipc_wire, checksum));
+  CHECK_FAILS(rs_ipc_event_open(&oev, ctx, &bad)); /* nor memory's an event */
+  CHECK(oev == NULL && o == NULL);
+  CHECK_OK(rs_event_destroy(plain));
+  CHECK_OK(rs_event_destroy(shared));
   /* not device memory, a reversed view */
   rs_array *hst = NULL, *rev = NULL;
   CHECK_OK(rs_zeros(&hst, ctx, RS_MEM_HOST, 1, n, RS_INT32, NULL));

@@ -31,6 +31,7 @@
 
 #include "resident/export.h"
 #include "resident/array.h"
+#include "resident/stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,26 @@ RS_API rs_status rs_ipc_export(rs_ipc_handle *out, const rs_array *a);
  * version or checksum), one of another backend or device than ctx's, one exported by this
  * very process, a stale one (see above). Thread-safe. */
 RS_API rs_status rs_ipc_open(rs_array **out, rs_context *ctx, const rs_ipc_handle *h);
+
+/* ---- events, shared the same way, to order work across the processes ----------------
+ * Create the event with RS_EVENT_INTERPROCESS | RS_EVENT_DISABLE_TIMING (resident/stream.h),
+ * export it once, and open the handle in the other process: both sides then have an
+ * rs_event for the same event - rs_event_record in one, rs_stream_wait_event (the device
+ * waits, not the host), rs_event_synchronize or rs_event_query in the other. A wait is for
+ * the record that was the latest when the wait was queued. Destroy each side's handle with
+ * rs_event_destroy. On the simulator the event lives in shared memory and a waiting
+ * stream polls it. */
+
+/* Fill *out for ev. Errors: NULL arguments, a destroyed event, an event created without
+ * RS_EVENT_INTERPROCESS or itself opened from a handle (RS_ERR_INVALID_ARGUMENT). *out is
+ * zeroed on failure. Thread-safe. */
+RS_API rs_status rs_ipc_event_export(rs_ipc_handle *out, const rs_event *ev);
+
+/* Open an event handle another process exported, as a new event of ctx (the caller
+ * destroys it). Refused like rs_ipc_open: garbled, another backend or device, this
+ * process's own, stale (the exporter destroyed the event or exited), or a memory handle.
+ * Thread-safe. */
+RS_API rs_status rs_ipc_event_open(rs_event **out, rs_context *ctx, const rs_ipc_handle *h);
 
 #ifdef __cplusplus
 }

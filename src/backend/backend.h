@@ -138,6 +138,10 @@ typedef struct rs_backend_vtable {
                               size_t *alloc_bytes);
   rs_status (*ipc_mem_open)(rs_backend *b, const unsigned char *handle, size_t alloc_bytes, void **base);
   rs_status (*ipc_mem_close)(rs_backend *b, void *base);
+  /* events created with RS_EVENT_INTERPROCESS: a handle (RS_BE_IPC_BYTES), and an event of
+   * this context over another process's (record, wait, query, synchronize, destroy) */
+  rs_status (*ipc_event_export)(rs_backend *b, void *ev, unsigned char *handle);
+  rs_status (*ipc_event_open)(rs_backend *b, const unsigned char *handle, void **ev);
 } rs_backend_vtable;
 
 /* Bytes of a backend's interprocess memory handle (a cudaIpcMemHandle_t is 64). */

@@ -103,4 +103,6 @@ const rs_backend_vtable rs_cuda_vtable = {
     .ipc_mem_export = rs_cuda_ipc_mem_export,
     .ipc_mem_open = rs_cuda_ipc_mem_open,
     .ipc_mem_close = rs_cuda_ipc_mem_close,
+    .ipc_event_export = rs_cuda_ipc_event_export,
+    .ipc_event_open = rs_cuda_ipc_event_open,
 };

@@ -87,6 +87,8 @@ rs_status rs_cuda_ipc_mem_open(rs_backend *b, const unsigned char *handle, size_
 rs_status rs_cuda_ipc_mem_close(rs_backend *b, void *base);
 /* Close the mappings whose close was deferred (call where CUDA calls are allowed). */
 void rs_cuda_ipc_drain(rs_backend *b);
+rs_status rs_cuda_ipc_event_export(rs_backend *b, void *ev, unsigned char *handle);
+rs_status rs_cuda_ipc_event_open(rs_backend *b, const unsigned char *handle, void **ev);
 rs_status rs_cuda_managed_prefetch(rs_backend *b, const void *ptr, size_t bytes, int to_device, void *stream);
 rs_status rs_cuda_managed_advise(rs_backend *b, const void *ptr, size_t bytes, int advice, int on_device);
 

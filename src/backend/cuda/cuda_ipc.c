@@ -105,6 +105,29 @@ rs_status rs_cuda_ipc_mem_close(rs_backend *b, void *base) {
   return RS_OK;
 }
 
+/* ---- events ---------------------------------------------------------------------------- */
+
+_Static_assert(sizeof(cudaIpcEventHandle_t) == RS_BE_IPC_BYTES, "a CUDA IPC event handle is 64 bytes");
+
+rs_status rs_cuda_ipc_event_export(rs_backend *b, void *ev, unsigned char *handle) {
+  RS_CUDA_ENTER(b);
+  cudaIpcEventHandle_t h;
+  RS_CUDA_CALL(cudaIpcGetEventHandle(&h, (cudaEvent_t)ev),
+               "cudaIpcGetEventHandle (the event needs RS_EVENT_INTERPROCESS | RS_EVENT_DISABLE_TIMING)");
+  memcpy(handle, &h, sizeof h);
+  return RS_OK;
+}
+
+rs_status rs_cuda_ipc_event_open(rs_backend *b, const unsigned char *handle, void **ev) {
+  RS_CUDA_ENTER(b);
+  cudaIpcEventHandle_t h;
+  memcpy(&h, handle, sizeof h);
+  cudaEvent_t e = NULL;
+  RS_CUDA_CALL(cudaIpcOpenEventHandle(&e, h), "cudaIpcOpenEventHandle (a stale handle, or this process's own)");
+  *ev = e;
+  return RS_OK;
+}
+
 /* ---- managed memory --------------------------------------------------------------------- */
 
 /* rs_mem_advice passes through as cudaMemoryAdvise. */

@@ -199,4 +199,6 @@ const rs_backend_vtable rs_sim_vtable = {
     .ipc_mem_export = sim_ipc_mem_export,
     .ipc_mem_open = sim_ipc_mem_open,
     .ipc_mem_close = sim_ipc_mem_close,
+    .ipc_event_export = sim_ipc_event_export,
+    .ipc_event_open = sim_ipc_event_open,
 };

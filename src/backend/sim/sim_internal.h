@@ -94,8 +94,17 @@ typedef struct sim_event {
   uint64_t seq;
   uint64_t ts_gen; /* the record whose timestamp ts holds */
   int64_t ts_ns;
+  /* interprocess events (RS_EVENT_INTERPROCESS): every process that has the event records
+   * and waits through these counters in shared memory, not through sig */
+  struct sim_ipc_page *ipc;
+  int ipc_fd; /* the memfd of a created one; -1 for one opened from a handle */
   struct sim_event *prev, *next;
 } sim_event;
+
+typedef struct sim_ipc_page {
+  _Atomic uint64_t recorded;  /* records so far, in any process */
+  _Atomic uint64_t completed; /* the latest record that has completed */
+} sim_ipc_page;
 
 typedef struct sim_thread_stream {
   pthread_t tid;
@@ -169,6 +178,10 @@ void *sim_device_tag(void *host_ptr);
 size_t sim_shm_len(size_t bytes);
 /* Undo sim_shm_map, or a mapping opened from another process (fd < 0). */
 void sim_shm_unmap(void *p, size_t bytes, int fd);
+/* Describe the memfd fd in a handle another process opens with sim_shm_open, which maps
+ * at least bytes of it (RS_ERR_DESTROYED for a stale handle). */
+rs_status sim_shm_handle(int fd, unsigned char *handle, const char *who);
+rs_status sim_shm_open(const unsigned char *handle, size_t bytes, void **out, const char *who);
 rs_status sim_ipc_mem_export(rs_backend *b, void *ptr, unsigned char *handle, size_t *offset, size_t *alloc_bytes);
 rs_status sim_ipc_mem_open(rs_backend *b, const unsigned char *handle, size_t alloc_bytes, void **base);
 rs_status sim_ipc_mem_close(rs_backend *b, void *base);
@@ -213,6 +226,8 @@ rs_status sim_event_record(rs_backend *b, void *ev, void *s);
 rs_status sim_event_synchronize(rs_backend *b, void *ev);
 rs_status sim_event_query(rs_backend *b, void *ev, int *done);
 rs_status sim_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
+rs_status sim_ipc_event_export(rs_backend *b, void *ev, unsigned char *handle);
+rs_status sim_ipc_event_open(rs_backend *b, const unsigned char *handle, void **ev);
 
 /* An errno's text without strerror's shared buffer. GNU strerror_r may return a static
  * string instead of filling buf. */
