@@ -9,7 +9,9 @@
  *     runs the same programs copy for copy on a machine without a GPU - and a device.
  *   - An array (resident/array.h) is a view (shape, byte strides, offset, dtype) over a
  *     reference-counted buffer of one memory kind: device, pageable host, pinned, mapped
- *     or managed (resident/memory.h). Views never copy.
+ *     or managed (resident/memory.h; managed arrays are prefetched and advised with
+ *     rs_array_prefetch / rs_array_advise, prefetches recorded by the ledger). Views
+ *     never copy.
  *   - Device and pinned memory come from a caching pool by default; the direct (Numba's
  *     deferred frees) and async (cudaMallocAsync) allocators or your own can replace it,
  *     with limits, statistics and clear out-of-memory reports (resident/allocator.h,

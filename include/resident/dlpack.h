@@ -1,7 +1,7 @@
 /* resident/dlpack.h - exchanging arrays without a copy through DLPack.
  *
  * The structs below follow the ABI of the DLPack specification (the versioned ABI, major
- * version 1: DLManagedTensorVersioned). They carry rs_ names so that this header can be
+ * version 1: DLManagedTensorVersioned; and the legacy DLManagedTensor, taken on import). They carry rs_ names so that this header can be
  * included next to the specification's own dlpack.h; field order, types and the enum
  * values are the specification's, so a pointer to one is a pointer to the other
  * (tests/test_dlpack.c checks sizes and offsets).
@@ -100,7 +100,7 @@ typedef struct rs_dl_managed_tensor { /* DLManagedTensor */
  * versioned DLPack tensor over the same memory; the caller (the consumer) calls
  * (*out)->deleter(*out) once when done. The library has no read-only arrays: flags is 0.
  * Work queued on a's memory is not waited for: synchronize the stream that wrote it, or
- * order the consumer's stream after it, before the consumer reads. */
+ * use rs_array_to_dlpack_on (below), which orders the consumer's stream after it. */
 RS_API rs_status rs_array_to_dlpack(rs_dl_managed_tensor_versioned **out, const rs_array *a);
 
 /* Import a versioned DLPack tensor as an array of ctx over the same memory (no copy).
