@@ -148,6 +148,8 @@ class Exported:
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         t = P()
+        if stream == 0:  # a consumer on the null stream may say 0 (ambiguous in DLPack): the legacy one
+            stream = 1
         ok(lib.rs_array_to_dlpack_on(C.byref(t), self.arr, None, -1 if stream is None else stream),
            f"rs_array_to_dlpack_on(stream={stream})")
         if max_version is not None and max_version[0] >= 1:
