@@ -29,23 +29,40 @@ static int from_hex(const char *s, rs_ipc_handle *h) {
   return 0;
 }
 
+extern char **environ;
+
 /* Run this program as the child with the handles (ev may be NULL) and what it should do;
- * its exit status. */
+ * its exit status. The child's environment is made before the fork: between fork and exec
+ * only async-signal-safe calls are allowed (other threads may hold malloc's lock). */
 static int run_child(rs_context *ctx, const rs_ipc_handle *h, const rs_ipc_handle *ev, const char *mode) {
-  static char hex[2 * RS_IPC_HANDLE_BYTES + 1], evhex[2 * RS_IPC_HANDLE_BYTES + 1];
-  to_hex(h, hex);
-  if (ev) to_hex(ev, evhex);
+  static char hex[32 + 2 * RS_IPC_HANDLE_BYTES], evhex[32 + 2 * RS_IPC_HANDLE_BYTES], modev[64], bev[64];
+  strcpy(hex, "RS_T_IPC_HANDLE=");
+  to_hex(h, hex + strlen(hex));
+  strcpy(evhex, "RS_T_IPC_EVENT=");
+  if (ev) to_hex(ev, evhex + strlen(evhex));
+  snprintf(modev, sizeof modev, "RS_T_IPC_MODE=%s", mode);
+  snprintf(bev, sizeof bev, "RESIDENT_BACKEND=%s", rs_context_backend(ctx) == RS_BACKEND_CUDA ? "cuda" : "sim");
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **envp = calloc(n + 5, sizeof *envp);
+  if (!envp) return -1;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "RS_T_IPC_", 9) != 0 && strncmp(environ[i], "RESIDENT_BACKEND=", 17) != 0)
+      envp[k++] = environ[i];
+  envp[k++] = hex;
+  envp[k++] = modev;
+  envp[k++] = bev;
+  if (ev) envp[k++] = evhex;
+  char *const argv[] = {"/proc/self/exe", "test_ipc_child_side", NULL};
   fflush(stdout);
   pid_t pid = fork();
-  if (pid < 0) return -1;
   if (pid == 0) {
-    setenv("RS_T_IPC_HANDLE", hex, 1);
-    if (ev) setenv("RS_T_IPC_EVENT", evhex, 1);
-    setenv("RS_T_IPC_MODE", mode, 1);
-    setenv("RESIDENT_BACKEND", rs_context_backend(ctx) == RS_BACKEND_CUDA ? "cuda" : "sim", 1);
-    execl("/proc/self/exe", "/proc/self/exe", "test_ipc_child_side", (char *)NULL);
+    execve("/proc/self/exe", argv, envp);
     _exit(127);
   }
+  free(envp);
+  if (pid < 0) return -1;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
