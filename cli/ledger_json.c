@@ -1,7 +1,13 @@
 #include "cli/ledger_json.h"
 
 static const char *rs_entry_kind_name(rs_entry_kind kind) {
-  return kind == RS_ENTRY_COPY ? "copy" : kind == RS_ENTRY_KERNEL ? "kernel" : "wait";
+  switch (kind) {
+    case RS_ENTRY_COPY: return "copy";
+    case RS_ENTRY_KERNEL: return "kernel";
+    case RS_ENTRY_WAIT: return "wait";
+    case RS_ENTRY_PREFETCH: return "prefetch";
+  }
+  return "unknown";
 }
 
 rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx) {
@@ -14,16 +20,16 @@ rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx) {
     rs_ledger_entry e;
     st = rs_ledger_entry_at(ctx, i, &e);
     if (st != RS_OK) break;
-    int copy = e.kind == RS_ENTRY_COPY;
+    int copy = e.kind == RS_ENTRY_COPY, moves = copy || e.kind == RS_ENTRY_PREFETCH;
     rs_json_object(j, NULL);
     rs_json_int(j, "index", dropped + i + 1);
     rs_json_string(j, "kind", rs_entry_kind_name(e.kind));
-    rs_json_string(j, "direction", copy ? rs_direction_name(e.dir) : NULL);
+    rs_json_string(j, "direction", moves ? rs_direction_name(e.dir) : NULL);
     if (copy)
       rs_json_bool(j, "implicit", e.implicit);
     else
       rs_json_null(j, "implicit");
-    if (copy)
+    if (moves)
       rs_json_int(j, "bytes", (long long)e.bytes);
     else
       rs_json_null(j, "bytes");

@@ -9,7 +9,9 @@
  *     runs the same programs copy for copy on a machine without a GPU - and a device.
  *   - An array (resident/array.h) is a view (shape, byte strides, offset, dtype) over a
  *     reference-counted buffer of one memory kind: device, pageable host, pinned, mapped
- *     or managed (resident/memory.h). Views never copy.
+ *     or managed (resident/memory.h; managed arrays are prefetched and advised with
+ *     rs_array_prefetch / rs_array_advise, prefetches recorded by the ledger). Views
+ *     never copy.
  *   - Device and pinned memory come from a caching pool by default; the direct (Numba's
  *     deferred frees) and async (cudaMallocAsync) allocators or your own can replace it,
  *     with limits, statistics and clear out-of-memory reports (resident/allocator.h,
@@ -19,8 +21,11 @@
  *     Each is recorded by the ledger and may be refused by the transfer guard
  *     (resident/ledger.h).
  *   - Memory of other libraries is wrapped without a copy (rs_device_array_wrap, DLPack
- *     import and export in resident/dlpack.h); it goes back to its owner only after the
- *     work queued on it has finished.
+ *     import and export in resident/dlpack.h, the legacy unversioned form accepted on
+ *     import, with the array API's stream handshake: rs_array_to_dlpack_on); it goes back
+ *     to its owner only after the work queued on it has finished. Device arrays are shared
+ *     with other processes through CUDA IPC handles (resident/ipc.h; the simulator does
+ *     the same over shared memory).
  *   - Streams and events (resident/stream.h) order and time device work.
  *   - Kernels (resident/kernel.h) run on device arrays; a host array passed to a launch is
  *     copied in and out IMPLICITLY - recorded as such, and refusable by the guard.
@@ -167,5 +172,6 @@
 #include "resident/random.h"
 #include "resident/linalg.h"
 #include "resident/dlpack.h"
+#include "resident/ipc.h"
 
 #endif

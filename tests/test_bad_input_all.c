@@ -892,6 +892,7 @@ static void case_reduce_sort(fx *f) {
 
 /* dlpack.h: bad arrays and bad tensors (tests/test_dlpack.c refuses each field) */
 static void bad_deleter(rs_dl_managed_tensor_versioned *self) { (void)self; }
+static void bad_legacy_deleter(rs_dl_managed_tensor *self) { (void)self; }
 static void case_dlpack(fx *f) {
   rs_dl_managed_tensor_versioned *t = NULL;
   BAD(rs_array_to_dlpack(NULL, f->d));
@@ -918,6 +919,71 @@ static void case_dlpack(fx *f) {
   BAD(rs_array_from_dlpack(&o, f->ctx, &bad)); /* NULL data with elements */
   bad.dl_tensor.device.device_type = 99;
   BAD(rs_array_from_dlpack(&o, f->ctx, &bad));
+  rs_dl_managed_tensor legacy = {bad.dl_tensor, NULL, bad_legacy_deleter};
+  BAD(rs_array_from_dlpack_legacy(&o, f->ctx, &legacy)); /* device type 99 */
+  BAD(rs_array_from_dlpack_legacy(NULL, f->ctx, &legacy));
+  BAD(rs_array_from_dlpack_legacy(&o, NULL, &legacy));
+  BAD(rs_array_from_dlpack_legacy(&o, f->ctx, NULL));
+  /* the stream handshake */
+  BAD(rs_array_to_dlpack_on(NULL, f->d, NULL, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_array_to_dlpack_on(&t, f->dead, NULL, RS_DLPACK_STREAM_LEGACY));
+  EXPECT(t == NULL);
+  BAD(rs_array_to_dlpack_on(&t, f->d, f->fs, RS_DLPACK_STREAM_LEGACY)); /* another context's stream */
+  BAD(rs_array_to_dlpack_on(&t, f->d, f->dead_s, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_array_to_dlpack_on(&t, f->d, NULL, 0)); /* ambiguous */
+  BAD(rs_array_to_dlpack_on(&t, f->d, NULL, -7));
+  EXPECT(t == NULL);
+  intptr_t v = 0;
+  BAD(rs_stream_dlpack_value(f->s, NULL));
+  BAD(rs_stream_dlpack_value(f->dead_s, &v));
+  BAD(rs_stream_wait_dlpack(NULL, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_stream_wait_dlpack(f->dead_s, RS_DLPACK_STREAM_LEGACY));
+  BAD(rs_stream_wait_dlpack(f->s, 0));
+  BAD(rs_stream_wait_dlpack(f->s, -2));
+}
+
+/* ipc.h: bad arrays, bad handles (tests/test_ipc.c forges each field) */
+static void case_ipc(fx *f) {
+  rs_ipc_handle h;
+  BAD(rs_ipc_export(NULL, f->d));
+  BAD(rs_ipc_export(&h, NULL));
+  BAD(rs_ipc_export(&h, f->dead));
+  BAD(rs_ipc_export(&h, f->h)); /* host memory */
+  memset(&h, 0, sizeof h);
+  BAD(rs_ipc_open(NULL, f->ctx, &h));
+  BAD(rs_ipc_open(&o, NULL, &h));
+  BAD(rs_ipc_open(&o, f->ctx, NULL));
+  BAD(rs_ipc_open(&o, f->ctx, &h)); /* garbled */
+  if (rs_ipc_export(&h, f->d) == RS_OK) BAD(rs_ipc_open(&o, f->ctx, &h)); /* this process's own */
+  BAD(rs_ipc_event_export(NULL, f->ev));
+  BAD(rs_ipc_event_export(&h, NULL));
+  BAD(rs_ipc_event_export(&h, f->dead_ev));
+  BAD(rs_ipc_event_export(&h, f->ev)); /* not RS_EVENT_INTERPROCESS */
+  memset(&h, 0, sizeof h);
+  BAD(rs_ipc_event_open(NULL, f->ctx, &h));
+  BAD(rs_ipc_event_open(&oe, NULL, &h));
+  BAD(rs_ipc_event_open(&oe, f->ctx, NULL));
+  BAD(rs_ipc_event_open(&oe, f->ctx, &h)); /* garbled */
+}
+
+/* memory.h: prefetch and advice of managed memory (tests/test_managed_prefetch.c) */
+static void case_prefetch(fx *f) {
+  BAD(rs_array_prefetch(NULL, RS_MEM_DEVICE, NULL));
+  BAD(rs_array_prefetch(f->dead, RS_MEM_DEVICE, NULL));
+  BAD(rs_array_prefetch(f->d, RS_MEM_DEVICE, NULL)); /* device memory does not migrate */
+  BAD(rs_array_prefetch(f->h, RS_MEM_HOST, NULL));
+  BAD(rs_array_advise(NULL, RS_ADVISE_READ_MOSTLY, RS_MEM_DEVICE));
+  BAD(rs_array_advise(f->dead, RS_ADVISE_READ_MOSTLY, RS_MEM_DEVICE));
+  BAD(rs_array_advise(f->d, RS_ADVISE_READ_MOSTLY, RS_MEM_DEVICE));
+  rs_array *m = NULL;
+  if (rs_managed_array(&m, f->ctx, 1, shape4, RS_FLOAT32, NULL, RS_ORDER_C, RS_ATTACH_GLOBAL) == RS_OK) {
+    BAD(rs_array_prefetch(m, BAD_WHERE, NULL));
+    BAD(rs_array_prefetch(m, RS_MEM_DEVICE, f->fs)); /* another context's stream */
+    BAD(rs_array_prefetch(m, RS_MEM_DEVICE, f->dead_s));
+    BAD(rs_array_advise(m, (rs_mem_advice)99, RS_MEM_DEVICE));
+    BAD(rs_array_advise(m, RS_ADVISE_ACCESSED_BY, BAD_WHERE));
+    rs_array_release(m);
+  }
 }
 
 /* zeros/ones/full/empty/arange/linspace/eye and their _into forms */
@@ -1405,7 +1471,17 @@ static const struct {
     {"rs_to_device", case_transfer},
     {"rs_array_to_dlpack", case_dlpack},
     {"rs_array_from_dlpack", case_dlpack},
+    {"rs_array_from_dlpack_legacy", case_dlpack},
+    {"rs_array_to_dlpack_on", case_dlpack},
+    {"rs_stream_dlpack_value", case_dlpack},
+    {"rs_stream_wait_dlpack", case_dlpack},
     {"rs_asarray", case_transfer},
+    {"rs_ipc_export", case_ipc},
+    {"rs_array_prefetch", case_prefetch},
+    {"rs_array_advise", case_prefetch},
+    {"rs_ipc_open", case_ipc},
+    {"rs_ipc_event_export", case_ipc},
+    {"rs_ipc_event_open", case_ipc},
     {"rs_to_device_into", case_transfer},
     {"rs_copy_to_host", case_transfer},
     {"rs_copy_to_host_into", case_transfer},

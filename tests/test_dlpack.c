@@ -33,6 +33,11 @@ static void test_abi_matches_the_specification(rs_context *ctx) {
   CHECK_EQ_I64(offsetof(rs_dl_managed_tensor_versioned, flags), 24);
   CHECK_EQ_I64(offsetof(rs_dl_managed_tensor_versioned, dl_tensor), 32);
   CHECK_EQ_I64(sizeof(rs_dl_managed_tensor_versioned), 80);
+  /* the legacy DLManagedTensor: the tensor first, no version, no flags */
+  CHECK_EQ_I64(offsetof(rs_dl_managed_tensor, dl_tensor), 0);
+  CHECK_EQ_I64(offsetof(rs_dl_managed_tensor, manager_ctx), 48);
+  CHECK_EQ_I64(offsetof(rs_dl_managed_tensor, deleter), 56);
+  CHECK_EQ_I64(sizeof(rs_dl_managed_tensor), 64);
   CHECK_EQ_I64(RS_DL_CPU, 1);
   CHECK_EQ_I64(RS_DL_CUDA, 2);
   CHECK_EQ_I64(RS_DL_CUDA_HOST, 3);
@@ -47,6 +52,10 @@ static void (*inner_deleter)(rs_dl_managed_tensor_versioned *);
 static void counting_deleter(rs_dl_managed_tensor_versioned *self) {
   atomic_fetch_add(&deletes, 1);
   if (inner_deleter) inner_deleter(self);
+}
+static void counting_legacy_deleter(rs_dl_managed_tensor *self) {
+  (void)self;
+  atomic_fetch_add(&deletes, 1);
 }
 static void count_deletes(rs_dl_managed_tensor_versioned *t) {
   atomic_store(&deletes, 0);
@@ -178,23 +187,31 @@ static rs_dl_managed_tensor_versioned good_tensor(void) {
   return t;
 }
 
-#define REFUSED(mutate)                                                        \
+/* Each mutation is refused by both imports: the versioned one, and the legacy one (for
+ * what a legacy tensor can express: no version, no flags). */
+#define REFUSED_BY(mutate, legacy_too)                                         \
   do {                                                                         \
-    rs_dl_managed_tensor_versioned t_ = good_tensor();                         \
-    int64_t shape_[2] = {2, 3}, strides_[2] = {3, 1};                          \
-    (void)strides_;                                                            \
-    t_.dl_tensor.shape = shape_;                                               \
-    mutate;                                                                    \
-    atomic_store(&deletes, 0);                                                 \
-    inner_deleter = NULL;                                                      \
-    rs_array *o_ = (rs_array *)&t_;                                            \
-    rs_clear_error();                                                          \
-    rs_status st_ = rs_array_from_dlpack(&o_, ctx, &t_);                       \
-    CHECK_MSG(st_ != RS_OK, "%s: accepted", #mutate);                          \
-    CHECK_MSG(o_ == NULL, "%s: an array came back", #mutate);                  \
-    CHECK_MSG(rs_last_error()[0] != '\0', "%s: no message", #mutate);          \
-    CHECK_MSG(atomic_load(&deletes) == 1, "%s: deleter called %d times", #mutate, atomic_load(&deletes)); \
+    for (int lg_ = 0; lg_ <= (legacy_too); lg_++) {                            \
+      rs_dl_managed_tensor_versioned t_ = good_tensor();                       \
+      int64_t shape_[2] = {2, 3}, strides_[2] = {3, 1};                        \
+      (void)strides_;                                                          \
+      t_.dl_tensor.shape = shape_;                                             \
+      mutate;                                                                  \
+      atomic_store(&deletes, 0);                                               \
+      inner_deleter = NULL;                                                    \
+      rs_array *o_ = (rs_array *)&t_;                                          \
+      rs_clear_error();                                                        \
+      rs_dl_managed_tensor l_ = {t_.dl_tensor, NULL, counting_legacy_deleter}; \
+      rs_status st_ = lg_ ? rs_array_from_dlpack_legacy(&o_, ctx, &l_)         \
+                          : rs_array_from_dlpack(&o_, ctx, &t_);               \
+      CHECK_MSG(st_ != RS_OK, "%s (legacy %d): accepted", #mutate, lg_);       \
+      CHECK_MSG(o_ == NULL, "%s: an array came back", #mutate);                \
+      CHECK_MSG(rs_last_error()[0] != '\0', "%s: no message", #mutate);        \
+      CHECK_MSG(atomic_load(&deletes) == 1, "%s (legacy %d): deleter called %d times", #mutate, lg_, \
+                atomic_load(&deletes));                                        \
+    }                                                                          \
   } while (0)
+#define REFUSED(mutate) REFUSED_BY(mutate, 1)
 
 static void test_import_refuses_bad_tensors(rs_context *ctx) {
   /* the good one is taken, to show the mutations are what is refused */
@@ -232,9 +249,9 @@ static void test_import_refuses_bad_tensors(rs_context *ctx) {
   REFUSED(strides_[0] = INT64_MAX / 2; t_.dl_tensor.strides = strides_);
   REFUSED(strides_[0] = -3; t_.dl_tensor.strides = strides_);
   REFUSED(strides_[0] = 0; strides_[1] = 0; t_.dl_tensor.strides = strides_);
-  REFUSED(t_.version.major = 2);
-  REFUSED(t_.version.major = 0);
-  REFUSED(t_.flags = RS_DL_FLAG_READ_ONLY);
+  REFUSED_BY(t_.version.major = 2, 0);
+  REFUSED_BY(t_.version.major = 0, 0);
+  REFUSED_BY(t_.flags = RS_DL_FLAG_READ_ONLY, 0);
   REFUSED(t_.dl_tensor.byte_offset = UINT64_MAX);
   /* NULL arguments: the tensor is still given back */
   rs_dl_managed_tensor_versioned t = good_tensor();
@@ -246,6 +263,52 @@ static void test_import_refuses_bad_tensors(rs_context *ctx) {
   CHECK_EQ_I64(atomic_load(&deletes), 2);
   CHECK(o == NULL);
   CHECK_FAILS(rs_array_from_dlpack(&o, ctx, NULL));
+  rs_dl_managed_tensor l = {good_tensor().dl_tensor, NULL, counting_legacy_deleter};
+  atomic_store(&deletes, 0);
+  CHECK_FAILS(rs_array_from_dlpack_legacy(NULL, ctx, &l));
+  CHECK_FAILS(rs_array_from_dlpack_legacy(&o, NULL, &l));
+  CHECK_EQ_I64(atomic_load(&deletes), 2);
+  CHECK_FAILS(rs_array_from_dlpack_legacy(&o, ctx, NULL));
+  CHECK(o == NULL);
+}
+
+/* A legacy tensor (what torch.utils.dlpack.to_dlpack hands out) over an export of ours:
+ * the same memory, no copy, the legacy deleter called once after the last view. */
+static void legacy_over_versioned_deleter(rs_dl_managed_tensor *self) {
+  atomic_fetch_add(&deletes, 1);
+  rs_dl_managed_tensor_versioned *v = self->manager_ctx;
+  v->deleter(v);
+  free(self);
+}
+
+static void test_legacy_import_round_trip(rs_context *ctx) {
+  for (int k = 0; k < NKINDS; k++) {
+    rs_array *a = NULL, *back = NULL;
+    rs_dl_managed_tensor_versioned *t = NULL;
+    CHECK_OK(rs_arange(&a, ctx, kinds[k], 0, 12, 1, RS_INT64, NULL));
+    CHECK_OK(rs_context_synchronize(ctx));
+    CHECK_OK(rs_ledger_reset(ctx));
+    CHECK_OK(rs_array_to_dlpack(&t, a));
+    rs_dl_managed_tensor *l = malloc(sizeof *l);
+    CHECK(l != NULL);
+    l->dl_tensor = t->dl_tensor;
+    l->manager_ctx = t;
+    l->deleter = legacy_over_versioned_deleter;
+    atomic_store(&deletes, 0);
+    CHECK_OK(rs_array_from_dlpack_legacy(&back, ctx, l));
+    CHECK(base_of(back) == base_of(a));
+    CHECK_EQ_I64(rs_array_dtype(back), RS_INT64);
+    rs_ledger_stats st;
+    CHECK_OK(rs_ledger_get_stats(ctx, &st));
+    CHECK_EQ_I64(rs_ledger_copies(&st, -1), 0);
+    int same = 0;
+    CHECK_OK(rs_array_equal(back, a, &same, NULL));
+    CHECK(same);
+    CHECK_OK(rs_array_release(a));
+    CHECK_EQ_I64(atomic_load(&deletes), 0);
+    CHECK_OK(rs_array_release(back));
+    CHECK_EQ_I64(atomic_load(&deletes), 1);
+  }
 }
 
 static const rs_test_case tests[] = {
@@ -255,5 +318,6 @@ static const rs_test_case tests[] = {
     RS_TEST(test_export_deleter_alone),
     RS_TEST(test_import_deleter_after_queued_work),
     RS_TEST(test_import_refuses_bad_tensors),
+    RS_TEST(test_legacy_import_round_trip),
 };
 RS_TEST_MAIN(tests)

@@ -1,7 +1,7 @@
 /* resident/dlpack.h - exchanging arrays without a copy through DLPack.
  *
  * The structs below follow the ABI of the DLPack specification (the versioned ABI, major
- * version 1: DLManagedTensorVersioned). They carry rs_ names so that this header can be
+ * version 1: DLManagedTensorVersioned; and the legacy DLManagedTensor, taken on import). They carry rs_ names so that this header can be
  * included next to the specification's own dlpack.h; field order, types and the enum
  * values are the specification's, so a pointer to one is a pointer to the other
  * (tests/test_dlpack.c checks sizes and offsets).
@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include "resident/export.h"
 #include "resident/array.h"
+#include "resident/stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,11 +87,20 @@ typedef struct rs_dl_managed_tensor_versioned { /* DLManagedTensorVersioned */
   rs_dl_tensor dl_tensor;
 } rs_dl_managed_tensor_versioned;
 
+/* The legacy, unversioned DLManagedTensor (DLPack before 1.0; still what many producers
+ * hand out: PyTorch's torch.utils.dlpack.to_dlpack, capsules named "dltensor"). No version
+ * and no flags: the tensor comes first. Accepted on import only. */
+typedef struct rs_dl_managed_tensor { /* DLManagedTensor */
+  rs_dl_tensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct rs_dl_managed_tensor *self);
+} rs_dl_managed_tensor;
+
 /* Export a (any kind, any layout whose byte strides are whole elements) as a new
  * versioned DLPack tensor over the same memory; the caller (the consumer) calls
  * (*out)->deleter(*out) once when done. The library has no read-only arrays: flags is 0.
  * Work queued on a's memory is not waited for: synchronize the stream that wrote it, or
- * order the consumer's stream after it, before the consumer reads. */
+ * use rs_array_to_dlpack_on (below), which orders the consumer's stream after it. */
 RS_API rs_status rs_array_to_dlpack(rs_dl_managed_tensor_versioned **out, const rs_array *a);
 
 /* Import a versioned DLPack tensor as an array of ctx over the same memory (no copy).
@@ -102,6 +112,48 @@ RS_API rs_status rs_array_to_dlpack(rs_dl_managed_tensor_versioned **out, const 
  * rs_device_array_wrap takes: negative strides and axes that overlap (a stride of 0 over
  * more than one element, as broadcasting producers make) are refused too. */
 RS_API rs_status rs_array_from_dlpack(rs_array **out, rs_context *ctx, rs_dl_managed_tensor_versioned *t);
+
+/* Import a legacy (unversioned) DLPack tensor, as rs_array_from_dlpack does a versioned one:
+ * the same checks (there is no version and no read-only flag to check), the same ownership
+ * (its deleter is called exactly once: after the last view and the last queued use on
+ * success, before the call returns on any refusal). Thread-safe. */
+RS_API rs_status rs_array_from_dlpack_legacy(rs_array **out, rs_context *ctx, rs_dl_managed_tensor *t);
+
+/* ---- the stream handshake ---------------------------------------------------------------
+ * As the Python array API defines __dlpack__(stream=...): the consumer names the stream it
+ * will use the tensor on, and the producer makes that stream wait - on the device, through
+ * an event recorded after the array's pending work - before it hands the tensor out. No
+ * device-wide or host synchronization happens. Stream values follow DLPack's CUDA
+ * conventions: */
+#define RS_DLPACK_STREAM_NONE ((intptr_t)-1)      /* the consumer synchronizes itself */
+#define RS_DLPACK_STREAM_LEGACY ((intptr_t)1)     /* the legacy default stream */
+#define RS_DLPACK_STREAM_PER_THREAD ((intptr_t)2) /* the per-thread default stream */
+/* any other positive value: a native stream handle (a cudaStream_t on CUDA; on the
+ * simulator, rs_stream_native() of a stream of the same context, checked). 0 is refused
+ * (ambiguous, as the specification says). */
+
+/* The DLPack stream value of s (NULL: the legacy default stream -> 1; the per-thread
+ * default stream -> 2; any other -> its native handle), to name s to a producer such as
+ * torch.Tensor.__dlpack__(stream=value). Errors: NULL out, a destroyed stream. Thread-safe. */
+RS_API rs_status rs_stream_dlpack_value(rs_stream *s, intptr_t *out);
+
+/* rs_array_to_dlpack with the handshake: the stream named by consumer_stream is made to
+ * wait for the work queued so far on producer (the stream that wrote a; NULL: the legacy
+ * default stream) and for the uses of a's memory on other streams that the library
+ * tracks; then the tensor is exported. RS_DLPACK_STREAM_NONE skips the wait (the consumer
+ * takes care of it). Errors: those of rs_array_to_dlpack, a producer stream of another
+ * context, a consumer value that names no stream (0, other negatives, an unknown
+ * simulator stream); nothing is exported then. Thread-safe. */
+RS_API rs_status rs_array_to_dlpack_on(rs_dl_managed_tensor_versioned **out, const rs_array *a,
+                                       rs_stream *producer, intptr_t consumer_stream);
+
+/* The import side, for producers that hand over a tensor with the stream that wrote it
+ * rather than waiting themselves: s (a stream of this library that will use the imported
+ * array) waits, on the device, for the work queued so far on the stream named by
+ * producer_stream (the values above; RS_DLPACK_STREAM_NONE: nothing to wait for). Call it
+ * before queueing work on the imported array. Errors: NULL or destroyed s, a value that
+ * names no stream. Thread-safe. */
+RS_API rs_status rs_stream_wait_dlpack(rs_stream *s, intptr_t producer_stream);
 
 #ifdef __cplusplus
 }

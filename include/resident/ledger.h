@@ -48,13 +48,21 @@ typedef enum rs_direction {
 /* "H2D", "D2H", "D2D", "H2H", "P2P". */
 RS_API const char *rs_direction_name(rs_direction dir);
 
-typedef enum rs_entry_kind { RS_ENTRY_COPY = 0, RS_ENTRY_KERNEL = 1, RS_ENTRY_WAIT = 2 } rs_entry_kind;
+/* A prefetch (rs_array_prefetch) moves managed pages: it is not a copy (the data has one
+ * home), so it is counted apart from copies; dir is RS_H2D for a prefetch to the device,
+ * RS_D2H for one to the host. */
+typedef enum rs_entry_kind {
+  RS_ENTRY_COPY = 0,
+  RS_ENTRY_KERNEL = 1,
+  RS_ENTRY_WAIT = 2,
+  RS_ENTRY_PREFETCH = 3
+} rs_entry_kind;
 
 typedef struct rs_ledger_entry {
   rs_entry_kind kind;
   rs_direction dir;     /* copies */
   int implicit;         /* copies: 1 if the library made it for you (a host array at a launch) */
-  size_t bytes;         /* copies */
+  size_t bytes;         /* copies and prefetches */
   char cause[64];       /* the API call, the kernel, or what a wait waited for */
   int arg;              /* kernel argument index of an implicit copy, else -1 */
   void *stream;         /* backend stream handle (NULL = legacy default) */
@@ -73,6 +81,11 @@ typedef struct rs_ledger_stats {
   double kernel_host_ms;
   int64_t waits;
   double wait_ms;
+  /* managed-memory prefetches, [0 to the host, 1 to the device]; not in the copy totals */
+  int64_t prefetches[2];
+  int64_t prefetch_bytes[2];
+  double prefetch_device_ms[2]; /* where timed (the copies' timing setting covers them) */
+  double prefetch_host_ms[2];
 } rs_ledger_stats;
 
 /* Sums over directions and kinds (implicit: -1 both, 0 explicit, 1 implicit). A NULL s
@@ -108,7 +121,8 @@ RS_API rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropp
 RS_API rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *out);
 
 /* Print a report: one line per direction and kind of copy (count, bytes, time, the
- * estimated PCIe time at bandwidth_gbs GB/s), then kernel time, waits, and the rest of
+ * estimated PCIe time at bandwidth_gbs GB/s), the prefetches of managed memory (one line
+ * per direction, when there were any), then kernel time, waits, and the rest of
  * wall_ms (pass 0 if unknown). bandwidth_gbs <= 0 is RS_ERR_INVALID_ARGUMENT. */
 RS_API rs_status rs_ledger_print(const rs_ledger_stats *s, double wall_ms, double bandwidth_gbs, FILE *f);
 

@@ -16,6 +16,7 @@
 #include "resident/export.h"
 
 #include "resident/array.h"
+#include "resident/stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,42 @@ typedef enum rs_attach { RS_ATTACH_GLOBAL = 0, RS_ATTACH_HOST = 1 } rs_attach;
 RS_API rs_status rs_managed_array(rs_array **out, rs_context *ctx, int ndim, const int64_t *shape,
                            rs_dtype dtype, const int64_t *strides, rs_order order,
                            rs_attach attach);
+
+/* Prefetch the pages of a managed array to where (RS_MEM_DEVICE: the context's device;
+ * RS_MEM_HOST: host memory), ordered on stream (NULL: the legacy default stream) like a
+ * copy: work queued after it on that stream finds the pages there, without faulting them
+ * in one by one (cudaMemPrefetchAsync). The pages of every element of the view move (a
+ * strided view: the span from its lowest to its highest byte). The ledger records it as
+ * an entry of its own kind, RS_ENTRY_PREFETCH (resident/ledger.h) - counted and timed,
+ * but not a copy. On the simulator nothing migrates (one address space): the prefetch is
+ * queued, costs what moving those bytes would, and is recorded the same way. An empty
+ * array prefetches nothing and records nothing. Errors: NULL or released a, an array that
+ * is not managed (RS_ERR_MEMORY_KIND: device and pinned memory do not move; copy them),
+ * where other than DEVICE or HOST (RS_ERR_INVALID_ARGUMENT), a stream of another context.
+ * Thread-safe. */
+RS_API rs_status rs_array_prefetch(const rs_array *a, rs_mem_kind where, rs_stream *stream);
+
+/* Advice about how a managed array will be used (cudaMemAdvise), for the pages of the
+ * array's span. where names the processor the advice is about: RS_MEM_DEVICE (the
+ * context's device) or RS_MEM_HOST (ignored by the read-mostly pair).
+ *   READ_MOSTLY            each processor that reads keeps a read-only copy; a write
+ *                          anywhere invalidates the others
+ *   PREFERRED_LOCATION     the pages' home is `where`; others map them rather than
+ *                          migrate them when they can
+ *   ACCESSED_BY            `where` keeps a mapping to the pages wherever they are, so its
+ *                          accesses do not fault
+ * and the UNSET_ form of each undoes it. The simulator checks and keeps the advice (there is
+ * nothing to migrate). Errors: as rs_array_prefetch, and an advice outside the enum
+ * (RS_ERR_INVALID_ARGUMENT). Thread-safe; takes effect for work queued afterwards. */
+typedef enum rs_mem_advice {
+  RS_ADVISE_READ_MOSTLY = 1,
+  RS_ADVISE_UNSET_READ_MOSTLY = 2,
+  RS_ADVISE_PREFERRED_LOCATION = 3,
+  RS_ADVISE_UNSET_PREFERRED_LOCATION = 4,
+  RS_ADVISE_ACCESSED_BY = 5,
+  RS_ADVISE_UNSET_ACCESSED_BY = 6
+} rs_mem_advice;
+RS_API rs_status rs_array_advise(const rs_array *a, rs_mem_advice advice, rs_mem_kind where);
 
 /* Page-lock the memory of an existing pageable host array for a scope (Numba's
  * `with cuda.pinned(arr)`). While the scope is open the array's copies run as pinned

@@ -77,6 +77,9 @@ RS_API rs_status rs_stream_auto_synchronize_end(rs_stream *s);
 
 /* Flags for rs_event_create. */
 #define RS_EVENT_DISABLE_TIMING 0x1u
+/* Shareable with another process (rs_ipc_event_export, resident/ipc.h); needs
+ * RS_EVENT_DISABLE_TIMING too, as CUDA's interprocess events do. */
+#define RS_EVENT_INTERPROCESS 0x2u
 
 /* A new event, owned by the caller (rs_event_destroy). Timing is on by default. */
 RS_API rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags);

@@ -126,7 +126,33 @@ typedef struct rs_backend_vtable {
   /* give what is not in use back to the device; with wait, first wait for the device's
    * queued work, so scratch freed in stream order is given back too */
   rs_status (*ops_scratch_release)(rs_backend *b, int wait);
+
+  /* ---- since version 2 ---- */
+  /* managed memory: move [ptr, ptr+bytes) to the device (to_device 1) or to the host (0),
+   * ordered on stream (cudaMemPrefetchAsync) */
+  rs_status (*managed_prefetch)(rs_backend *b, const void *ptr, size_t bytes, int to_device, void *stream);
+  /* advice (rs_mem_advice of resident/memory.h) about [ptr, ptr+bytes) for the device
+   * (on_device 1) or the host (0) (cudaMemAdvise) */
+  rs_status (*managed_advise)(rs_backend *b, const void *ptr, size_t bytes, int advice, int on_device);
+
+  /* interprocess sharing of device memory (resident/ipc.h). export: a handle of
+   * RS_BE_IPC_BYTES for the allocation holding ptr, ptr's offset in it and its size.
+   * open: map an allocation another process exported (never this process's own); the
+   * address is its base. close: unmap what open mapped; may run inside a stream callback,
+   * so it makes no call into the driver there (CUDA closes later, at the next open or at
+   * close). */
+  rs_status (*ipc_mem_export)(rs_backend *b, void *ptr, unsigned char *handle, size_t *offset,
+                              size_t *alloc_bytes);
+  rs_status (*ipc_mem_open)(rs_backend *b, const unsigned char *handle, size_t alloc_bytes, void **base);
+  rs_status (*ipc_mem_close)(rs_backend *b, void *base);
+  /* events created with RS_EVENT_INTERPROCESS: a handle (RS_BE_IPC_BYTES), and an event of
+   * this context over another process's (record, wait, query, synchronize, destroy) */
+  rs_status (*ipc_event_export)(rs_backend *b, void *ev, unsigned char *handle);
+  rs_status (*ipc_event_open)(rs_backend *b, const unsigned char *handle, void **ev);
 } rs_backend_vtable;
+
+/* Bytes of a backend's interprocess memory handle (a cudaIpcMemHandle_t is 64). */
+#define RS_BE_IPC_BYTES 64
 
 /* ---- the descriptor: all a backend provides, found through the one registry ---------- */
 typedef struct rs_kernel_table rs_kernel_table; /* user kernels: src/backend/kernel_table.h */
@@ -135,7 +161,7 @@ typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend
 /* The shape and meaning of the descriptor and its three tables. Bump on any change: the
  * registry refuses a descriptor of another version rather than call through a table laid
  * out differently. */
-#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async */
+#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async; managed prefetch and advice; IPC */
 
 typedef struct rs_backend_desc {
   int version; /* RS_BACKEND_DESC_VERSION when the backend was built */

@@ -90,12 +90,21 @@ static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
       s->waits++;
       s->wait_ms += e->host_ms;
       break;
+    case RS_ENTRY_PREFETCH: {
+      int to_device = e->dir == RS_H2D;
+      s->prefetches[to_device]++;
+      s->prefetch_bytes[to_device] += (int64_t)e->bytes;
+      s->prefetch_host_ms[to_device] += e->host_ms;
+      break;
+    }
   }
 }
 
 static void rs_stats_add_device(rs_ledger_stats *s, const rs_pending_timing *p, double ms) {
   if (p->kind == RS_ENTRY_KERNEL)
     s->kernel_device_ms += ms;
+  else if (p->kind == RS_ENTRY_PREFETCH)
+    s->prefetch_device_ms[p->dir == RS_H2D] += ms;
   else
     s->copy_device_ms[p->dir][p->implicit] += ms;
 }
@@ -216,6 +225,22 @@ void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir,
   e.bytes = bytes;
   e.arg = cause->arg;
   snprintf(e.cause, sizeof e.cause, "%s", cause->what);
+  rs_ledger_timed_end(ctx, token, &e, stream);
+}
+
+rs_ledger_token rs_ledger_prefetch_begin(rs_context *ctx, void *stream) {
+  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
+}
+
+void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_device, size_t bytes, const char *cause,
+                            void *stream) {
+  rs_ledger_entry e;
+  memset(&e, 0, sizeof e);
+  e.kind = RS_ENTRY_PREFETCH;
+  e.dir = to_device ? RS_H2D : RS_D2H;
+  e.bytes = bytes;
+  e.arg = -1;
+  snprintf(e.cause, sizeof e.cause, "%s", cause);
   rs_ledger_timed_end(ctx, token, &e, stream);
 }
 

@@ -58,6 +58,11 @@ void rs_log_line(const char *fmt, ...) RS_PRINTF(1, 2);
 rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, void *stream);
 void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *name, void *stream);
 
+/* Record a prefetch of managed memory (timed like a copy). */
+rs_ledger_token rs_ledger_prefetch_begin(rs_context *ctx, void *stream);
+void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_device, size_t bytes, const char *cause,
+                            void *stream);
+
 /* Host monotonic clock in milliseconds. */
 double rs_now_ms(void);
 

@@ -42,6 +42,14 @@ rs_status rs_ledger_print(const rs_ledger_stats *s, double wall_ms, double bandw
   fprintf(f, "  %-18s %6lld ", "all copies", (long long)total);
   rs_print_bytes(f, (double)rs_ledger_bytes(s, -1));
   fprintf(f, " %9.3f ms %11.3f ms  (estimate at %.1f GB/s)\n", copy_ms, estimate_ms, bandwidth_gbs);
+  for (int to_device = 1; to_device >= 0; to_device--) {
+    if (s->prefetches[to_device] == 0) continue;
+    double dev = s->prefetch_device_ms[to_device];
+    fprintf(f, "  %-18s %6lld ", to_device ? "prefetch to device" : "prefetch to host",
+            (long long)s->prefetches[to_device]);
+    rs_print_bytes(f, (double)s->prefetch_bytes[to_device]);
+    fprintf(f, " %9.3f ms  (managed pages, not copies)\n", dev > 0 ? dev : s->prefetch_host_ms[to_device]);
+  }
   double kernel_ms = s->kernel_device_ms > 0 ? s->kernel_device_ms : s->kernel_host_ms;
   fprintf(f, "  %-18s %6lld %11s %9.3f ms\n", "kernels", (long long)s->kernels, "", kernel_ms);
   fprintf(f, "  %-18s %6lld %11s %9.3f ms\n", "host waits", (long long)s->waits, "", s->wait_ms);

@@ -94,6 +94,10 @@ rs_status rs_memory_prepare_use(rs_buffer *buf, void *native_stream);
  * callback waits for all of them. Other buffers are ignored. Every path that queues work on a buffer calls this after queueing it. */
 void rs_memory_note_use(rs_buffer *buf, void *native_stream);
 
+/* Make native_stream wait (on the device) for the uses of buf that are tracked on other
+ * streams (the events rs_memory_note_use recorded); the host does not block. */
+rs_status rs_memory_order_uses_on(rs_buffer *buf, void *native_stream);
+
 /* Release what a buffer's track holds when its memory does not go back to an allocator. */
 void rs_memory_track_drop(rs_context *ctx, rs_mem_track *track);
 

@@ -110,14 +110,15 @@ static void call_deleter(void *user_data) {
   if (t->deleter) t->deleter(t);
 }
 
-/* Everything rs_array_wrap does not check itself. */
-static rs_status check_import(const rs_dl_managed_tensor_versioned *t, rs_context *ctx, rs_mem_kind *kind,
+static void call_legacy_deleter(void *user_data) {
+  rs_dl_managed_tensor *t = user_data;
+  if (t->deleter) t->deleter(t);
+}
+
+/* Everything rs_array_wrap does not check itself (the version is the caller's). */
+static rs_status check_import(const rs_dl_tensor *dl, uint64_t flags, rs_context *ctx, rs_mem_kind *kind,
                               rs_dtype *dtype, int64_t *strides, const char *who) {
-  const rs_dl_tensor *dl = &t->dl_tensor;
-  if (t->version.major != RS_DLPACK_MAJOR_VERSION)
-    return rs_fail(RS_ERR_UNSUPPORTED, "%s: DLPack version %u.%u (this library reads %d.x)", who,
-                   (unsigned)t->version.major, (unsigned)t->version.minor, RS_DLPACK_MAJOR_VERSION);
-  if (t->flags & RS_DL_FLAG_READ_ONLY)
+  if (flags & RS_DL_FLAG_READ_ONLY)
     return rs_fail(RS_ERR_UNSUPPORTED, "%s: the tensor is read-only and arrays here are writable", who);
   if (!kind_of(dl->device.device_type, kind))
     return rs_fail(RS_ERR_UNSUPPORTED, "%s: DLPack device type %d is not one this library maps "
@@ -147,25 +148,39 @@ static rs_status check_import(const rs_dl_managed_tensor_versioned *t, rs_contex
   return RS_OK;
 }
 
+/* Both imports: st is what the caller found so far; on any failure the tensor goes back
+ * through release now (rs_array_wrap calls no callback when it fails). */
+static rs_status import(rs_array **out, rs_context *ctx, const rs_dl_tensor *dl, uint64_t flags, rs_status st,
+                        rs_release_fn release, void *tensor, const char *who) {
+  if (st == RS_OK && !out) st = rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  if (st == RS_OK && !ctx) st = rs_fail(RS_ERR_NULL_POINTER, "%s: ctx is NULL", who);
+  rs_mem_kind kind = RS_MEM_HOST;
+  rs_dtype dtype = RS_FLOAT32;
+  int64_t strides[RS_MAX_DIMS];
+  if (st == RS_OK) st = check_import(dl, flags, ctx, &kind, &dtype, strides, who);
+  if (st == RS_OK) {
+    char *data = dl->data ? (char *)dl->data + dl->byte_offset : NULL;
+    st = rs_array_wrap(out, ctx, kind, data, dl->ndim, dl->shape, dtype, dl->strides ? strides : NULL,
+                       release, tensor, who);
+  }
+  if (st != RS_OK) release(tensor);
+  return st;
+}
+
 rs_status rs_array_from_dlpack(rs_array **out, rs_context *ctx, rs_dl_managed_tensor_versioned *t) {
   const char *who = "rs_array_from_dlpack";
   if (out) *out = NULL;
   if (!t) return rs_fail(RS_ERR_NULL_POINTER, "%s: the tensor is NULL", who);
   rs_status st = RS_OK;
-  if (!out) st = rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
-  else if (!ctx) st = rs_fail(RS_ERR_NULL_POINTER, "%s: ctx is NULL", who);
-  rs_mem_kind kind = RS_MEM_HOST;
-  rs_dtype dtype = RS_FLOAT32;
-  int64_t strides[RS_MAX_DIMS];
-  if (st == RS_OK) st = check_import(t, ctx, &kind, &dtype, strides, who);
-  if (st == RS_OK) {
-    const rs_dl_tensor *dl = &t->dl_tensor;
-    char *data = dl->data ? (char *)dl->data + dl->byte_offset : NULL;
-    st = rs_array_wrap(out, ctx, kind, data, dl->ndim, dl->shape, dtype, dl->strides ? strides : NULL,
-                       call_deleter, t, who);
-  }
-  /* A failed import still owns the tensor: give it back now (rs_array_wrap calls no
-   * callback when it fails). */
-  if (st != RS_OK) call_deleter(t);
-  return st;
+  if (t->version.major != RS_DLPACK_MAJOR_VERSION)
+    st = rs_fail(RS_ERR_UNSUPPORTED, "%s: DLPack version %u.%u (this library reads %d.x)", who,
+                 (unsigned)t->version.major, (unsigned)t->version.minor, RS_DLPACK_MAJOR_VERSION);
+  return import(out, ctx, &t->dl_tensor, t->flags, st, call_deleter, t, who);
+}
+
+rs_status rs_array_from_dlpack_legacy(rs_array **out, rs_context *ctx, rs_dl_managed_tensor *t) {
+  const char *who = "rs_array_from_dlpack_legacy";
+  if (out) *out = NULL;
+  if (!t) return rs_fail(RS_ERR_NULL_POINTER, "%s: the tensor is NULL", who);
+  return import(out, ctx, &t->dl_tensor, 0, RS_OK, call_legacy_deleter, t, who);
 }

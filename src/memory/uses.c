@@ -195,3 +195,13 @@ rs_status rs_memory_prepare_use(rs_buffer *buf, void *native_stream) {
   pthread_mutex_unlock(&m->use_lock);
   return st;
 }
+
+rs_status rs_memory_order_uses_on(rs_buffer *buf, void *native_stream) {
+  if (!buf) return RS_OK;
+  rs_context *ctx = buf->ctx;
+  rs_memory *m = ctx->mem;
+  pthread_mutex_lock(&m->use_lock);
+  rs_status st = rs_uses_order_on(ctx, buf->mem.uses, native_stream);
+  pthread_mutex_unlock(&m->use_lock);
+  return st;
+}

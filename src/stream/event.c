@@ -3,6 +3,8 @@
 #include "core/objects.h"
 #include "stream/stream.h"
 #include "ledger/ledger_hooks.h"
+#include "memory/ipc_wire.h"
+#include <string.h>
 
 static rs_status rs_event_check(rs_event *ev, const char *who) {
   return rs_handle_check(ev, RS_MAGIC_EVENT, who);
@@ -22,10 +24,14 @@ rs_status rs_event_create(rs_event **out, rs_context *ctx, unsigned flags) {
   if (!out) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_create: out is NULL");
   *out = NULL;
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_event_create: context is NULL");
-  if (flags & ~RS_EVENT_DISABLE_TIMING)
+  const unsigned known = RS_EVENT_DISABLE_TIMING | RS_EVENT_INTERPROCESS;
+  if (flags & ~known)
     return rs_fail(RS_ERR_INVALID_ARGUMENT,
-                   "rs_event_create: unknown flag bits 0x%x (known: RS_EVENT_DISABLE_TIMING)",
-                   flags & ~RS_EVENT_DISABLE_TIMING);
+                   "rs_event_create: unknown flag bits 0x%x (known: RS_EVENT_DISABLE_TIMING, RS_EVENT_INTERPROCESS)",
+                   flags & ~known);
+  if ((flags & RS_EVENT_INTERPROCESS) && !(flags & RS_EVENT_DISABLE_TIMING))
+    return rs_fail(RS_ERR_INVALID_ARGUMENT,
+                   "rs_event_create: RS_EVENT_INTERPROCESS needs RS_EVENT_DISABLE_TIMING too");
   rs_event *ev = rs_slab_alloc(&ctx->events, RS_MAGIC_EVENT);
   if (!ev) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "out of host memory for an event handle");
   ev->ctx = ctx;
@@ -81,4 +87,47 @@ rs_status rs_stream_wait_event(rs_stream *s, rs_event *ev) {
   void *native = NULL;
   RS_TRY(rs_event_stream(ev, s, &native, "rs_stream_wait_event"));
   return ev->ctx->vt->stream_wait_event(ev->ctx->be, native, ev->native);
+}
+
+/* ---- interprocess events (resident/ipc.h) ---------------------------------------------- */
+
+rs_status rs_ipc_event_export(rs_ipc_handle *out, const rs_event *ev) {
+  const char *who = "rs_ipc_event_export";
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  memset(out, 0, sizeof *out);
+  RS_TRY(rs_event_check((rs_event *)ev, who));
+  if (!(ev->flags & RS_EVENT_INTERPROCESS))
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: the event was not created with RS_EVENT_INTERPROCESS", who);
+  rs_context *ctx = ev->ctx;
+  if (!ctx->vt->ipc_event_export)
+    return rs_fail(RS_ERR_UNSUPPORTED, "%s: the %s backend shares no events between processes", who, ctx->vt->name);
+  rs_ipc_wire w;
+  rs_ipc_wire_begin(&w, ctx, RS_IPC_EVENT);
+  rs_status st = ctx->vt->ipc_event_export(ctx->be, ev->native, w.mem);
+  if (st != RS_OK) return rs_fail_prefix(st, "%s: ", who);
+  rs_ipc_wire_seal(out, &w);
+  return RS_OK;
+}
+
+rs_status rs_ipc_event_open(rs_event **out, rs_context *ctx, const rs_ipc_handle *h) {
+  const char *who = "rs_ipc_event_open";
+  if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", who);
+  *out = NULL;
+  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "%s: ctx is NULL", who);
+  if (!h) return rs_fail(RS_ERR_NULL_POINTER, "%s: the handle is NULL", who);
+  rs_ipc_wire w;
+  RS_TRY(rs_ipc_wire_check(&w, h, ctx, RS_IPC_EVENT, who));
+  if (!ctx->vt->ipc_event_open)
+    return rs_fail(RS_ERR_UNSUPPORTED, "%s: the %s backend shares no events between processes", who, ctx->vt->name);
+  rs_event *ev = rs_slab_alloc(&ctx->events, RS_MAGIC_EVENT);
+  if (!ev) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: out of host memory for an event handle", who);
+  ev->ctx = ctx;
+  ev->flags = RS_EVENT_DISABLE_TIMING | RS_EVENT_INTERPROCESS;
+  rs_status st = ctx->vt->ipc_event_open(ctx->be, w.mem, &ev->native);
+  if (st != RS_OK) {
+    rs_slab_free(&ctx->events, ev);
+    return rs_fail_prefix(st, "%s: ", who);
+  }
+  *out = ev;
+  return RS_OK;
 }

@@ -30,6 +30,7 @@ static rs_status cuda_open(rs_backend **out, int device, const rs_config *cfg) {
   rs_backend *b = calloc(1, sizeof *b);
   if (!b) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "open: %zu bytes of backend state", sizeof *b);
   b->device = device;
+  pthread_mutex_init(&b->ipc_lock, NULL);
   b->multiprocessors = sms > 0 ? sms : 1;
   rs_linalg_context_opened(device);
   *out = b;
@@ -43,6 +44,9 @@ static void cuda_close(rs_backend *b) {
   /* the ops' scratch pool outlives contexts (it serves them all): a closing context
    * gives back what it no longer uses, so a program that closed its contexts holds none */
   (void)rs_cuda_ops_scratch_release(b, 1);
+  rs_cuda_ipc_drain(b);
+  free(b->ipc_closing);
+  pthread_mutex_destroy(&b->ipc_lock);
   free(b);
 }
 
@@ -100,4 +104,11 @@ const rs_backend_vtable rs_cuda_vtable = {
     .device_async_usage = rs_cuda_device_async_usage,
     .ops_scratch_held = rs_cuda_ops_scratch_held,
     .ops_scratch_release = rs_cuda_ops_scratch_release,
+    .managed_prefetch = rs_cuda_managed_prefetch,
+    .managed_advise = rs_cuda_managed_advise,
+    .ipc_mem_export = rs_cuda_ipc_mem_export,
+    .ipc_mem_open = rs_cuda_ipc_mem_open,
+    .ipc_mem_close = rs_cuda_ipc_mem_close,
+    .ipc_event_export = rs_cuda_ipc_event_export,
+    .ipc_event_open = rs_cuda_ipc_event_open,
 };

@@ -3,6 +3,7 @@
 #ifndef RS_BACKEND_CUDA_INTERNAL_H
 #define RS_BACKEND_CUDA_INTERNAL_H
 
+#include <pthread.h>
 #include <cuda_runtime_api.h>
 #include "backend/backend.h"
 #include "core/error.h"
@@ -14,6 +15,11 @@ extern "C" {
 struct rs_backend {
   int device;
   int multiprocessors; /* sizes the grids of library kernels */
+  /* IPC mappings whose close was asked for where no CUDA call may be made (a stream
+   * callback): closed at the next open and at close (cuda_ipc.c) */
+  pthread_mutex_t ipc_lock;
+  void **ipc_closing;
+  size_t ipc_nclosing, ipc_cap;
 };
 
 /* The rs_status a CUDA error stands for. */
@@ -76,6 +82,17 @@ rs_status rs_cuda_event_record(rs_backend *b, void *ev, void *s);
 rs_status rs_cuda_event_synchronize(rs_backend *b, void *ev);
 rs_status rs_cuda_event_query(rs_backend *b, void *ev, int *done);
 rs_status rs_cuda_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
+
+rs_status rs_cuda_ipc_mem_export(rs_backend *b, void *ptr, unsigned char *handle, size_t *offset,
+                                 size_t *alloc_bytes);
+rs_status rs_cuda_ipc_mem_open(rs_backend *b, const unsigned char *handle, size_t alloc_bytes, void **base);
+rs_status rs_cuda_ipc_mem_close(rs_backend *b, void *base);
+/* Close the mappings whose close was deferred (call where CUDA calls are allowed). */
+void rs_cuda_ipc_drain(rs_backend *b);
+rs_status rs_cuda_ipc_event_export(rs_backend *b, void *ev, unsigned char *handle);
+rs_status rs_cuda_ipc_event_open(rs_backend *b, const unsigned char *handle, void **ev);
+rs_status rs_cuda_managed_prefetch(rs_backend *b, const void *ptr, size_t bytes, int to_device, void *stream);
+rs_status rs_cuda_managed_advise(rs_backend *b, const void *ptr, size_t bytes, int advice, int on_device);
 
 
 #ifdef __cplusplus

@@ -59,9 +59,10 @@ rs_status rs_cuda_stream_callback(rs_backend *b, void *s, rs_host_fn fn, void *u
 
 rs_status rs_cuda_event_create(rs_backend *b, unsigned flags, void **out) {
   RS_CUDA_ENTER(b);
-  if (flags & ~RS_EVENT_DISABLE_TIMING)
+  if (flags & ~(RS_EVENT_DISABLE_TIMING | RS_EVENT_INTERPROCESS))
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "event_create: unknown flags 0x%x", flags);
   unsigned cf = (flags & RS_EVENT_DISABLE_TIMING) ? cudaEventDisableTiming : cudaEventDefault;
+  if (flags & RS_EVENT_INTERPROCESS) cf |= cudaEventInterprocess;
   cudaEvent_t ev = NULL;
   RS_CUDA_CALL(cudaEventCreateWithFlags(&ev, cf), "cudaEventCreateWithFlags(flags 0x%x)", cf);
   *out = (void *)ev;

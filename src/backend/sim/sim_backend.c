@@ -201,4 +201,11 @@ const rs_backend_vtable rs_sim_vtable = {
     .device_free_async = sim_device_free_async,
     .device_async_trim = sim_device_async_trim,
     .device_async_usage = sim_device_async_usage,
+    .managed_prefetch = sim_managed_prefetch,
+    .managed_advise = sim_managed_advise,
+    .ipc_mem_export = sim_ipc_mem_export,
+    .ipc_mem_open = sim_ipc_mem_open,
+    .ipc_mem_close = sim_ipc_mem_close,
+    .ipc_event_export = sim_ipc_event_export,
+    .ipc_event_open = sim_ipc_event_open,
 };

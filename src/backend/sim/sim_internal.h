@@ -21,8 +21,11 @@
 typedef struct sim_range {
   uintptr_t addr;
   size_t size;
-  unsigned flags;
+  unsigned flags; /* of the device map: SIM_RANGE_* below */
+  int shm;        /* device map: 1 + the memfd that backs it (shareable, sim_ipc.c), 0 none */
 } sim_range;
+
+#define SIM_RANGE_IPC_OPENED 0x1u /* another process's allocation, mapped by ipc_mem_open */
 
 typedef struct sim_ptrmap {
   sim_range *items;
@@ -91,8 +94,17 @@ typedef struct sim_event {
   uint64_t seq;
   uint64_t ts_gen; /* the record whose timestamp ts holds */
   int64_t ts_ns;
+  /* interprocess events (RS_EVENT_INTERPROCESS): every process that has the event records
+   * and waits through these counters in shared memory, not through sig */
+  struct sim_ipc_page *ipc;
+  int ipc_fd; /* the memfd of a created one; -1 for one opened from a handle */
   struct sim_event *prev, *next;
 } sim_event;
+
+typedef struct sim_ipc_page {
+  _Atomic uint64_t recorded;  /* records so far, in any process */
+  _Atomic uint64_t completed; /* the latest record that has completed */
+} sim_ipc_page;
 
 typedef struct sim_thread_stream {
   pthread_t tid;
@@ -153,6 +165,29 @@ int sim_on_worker_of(const rs_backend *b); /* is the caller a stream worker of b
 /* Events (sim_event.c). */
 void sim_event_free_all_locked(rs_backend *b);
 
+/* Shareable device memory and interprocess handles (sim_ipc.c). Device allocations of
+ * SIM_SHARE_MIN bytes or more (every pool segment) are backed by a memfd mapped shared,
+ * so another process can map them; smaller ones stay on the heap at their exact size. */
+#define SIM_SHARE_MIN ((size_t)1 << 20)
+/* A shared mapping of bytes (NULL when the host cannot make one: the caller falls back to
+ * the heap); *fd is its memfd, kept open while the allocation lives. */
+void *sim_shm_map(size_t bytes, int *fd);
+/* The device address of host storage (the inverse of rs_sim_translate). */
+void *sim_device_tag(void *host_ptr);
+/* The length of the mapping of bytes (whole pages). */
+size_t sim_shm_len(size_t bytes);
+/* Undo sim_shm_map, or a mapping opened from another process (fd < 0). */
+void sim_shm_unmap(void *p, size_t bytes, int fd);
+/* Describe the memfd fd in a handle another process opens with sim_shm_open, which maps
+ * at least bytes of it (RS_ERR_DESTROYED for a stale handle). */
+rs_status sim_shm_handle(int fd, unsigned char *handle, const char *who);
+rs_status sim_shm_open(const unsigned char *handle, size_t bytes, void **out, const char *who);
+rs_status sim_ipc_mem_export(rs_backend *b, void *ptr, unsigned char *handle, size_t *offset, size_t *alloc_bytes);
+rs_status sim_ipc_mem_open(rs_backend *b, const unsigned char *handle, size_t alloc_bytes, void **base);
+rs_status sim_ipc_mem_close(rs_backend *b, void *base);
+rs_status sim_managed_prefetch(rs_backend *b, const void *ptr, size_t bytes, int to_device, void *stream);
+rs_status sim_managed_advise(rs_backend *b, const void *ptr, size_t bytes, int advice, int on_device);
+
 /* The vtable's functions, by file. */
 rs_status sim_device_alloc(rs_backend *b, size_t bytes, void **out);
 rs_status sim_device_free(rs_backend *b, void *ptr);
@@ -193,6 +228,8 @@ rs_status sim_event_record(rs_backend *b, void *ev, void *s);
 rs_status sim_event_synchronize(rs_backend *b, void *ev);
 rs_status sim_event_query(rs_backend *b, void *ev, int *done);
 rs_status sim_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
+rs_status sim_ipc_event_export(rs_backend *b, void *ev, unsigned char *handle);
+rs_status sim_ipc_event_open(rs_backend *b, const unsigned char *handle, void **ev);
 
 /* An errno's text without strerror's shared buffer. GNU strerror_r may return a static
  * string instead of filling buf. */

@@ -34,6 +34,8 @@ void *rs_sim_translate(const void *device_ptr) {
   return (void *)a;
 }
 
+void *sim_device_tag(void *host_ptr) { return (void *)((uintptr_t)host_ptr ^ SIM_DEVICE_TAG); }
+
 int rs_sim_is_device_ptr(const void *p) {
   return ((uintptr_t)p & SIM_TAG_MASK) == SIM_DEVICE_TAG;
 }
@@ -65,18 +67,26 @@ rs_status sim_device_alloc(rs_backend *b, size_t bytes, void **out) {
   pthread_mutex_unlock(&b->mem_lock);
 
   void *p = NULL;
-  /* Exact size (not rounded) so AddressSanitizer catches a kernel running one byte past. */
-  int err = posix_memalign(&p, SIM_DEVICE_ALIGN, bytes ? bytes : 1);
+  int fd = -1, err = 0;
+  /* Large allocations (pool segments) are shareable with other processes (sim_ipc.c);
+   * small ones keep their exact size (not rounded) so AddressSanitizer catches a kernel
+   * running one byte past. */
+  if (bytes >= SIM_SHARE_MIN) p = sim_shm_map(bytes, &fd);
+  if (!p) err = posix_memalign(&p, SIM_DEVICE_ALIGN, bytes ? bytes : 1);
   uintptr_t tagged = (uintptr_t)p ^ SIM_DEVICE_TAG;
   pthread_mutex_lock(&b->mem_lock);
   if (err == 0 && sim_ptrmap_insert(&b->device, tagged, bytes, 0) == 0) {
+    if (fd >= 0) ((sim_range *)sim_ptrmap_containing(&b->device, tagged))->shm = fd + 1;
     pthread_mutex_unlock(&b->mem_lock);
     *out = (void *)tagged;
     return RS_OK;
   }
   b->mem_used -= bytes;
   pthread_mutex_unlock(&b->mem_lock);
-  free(p);
+  if (fd >= 0)
+    sim_shm_unmap(p, bytes, fd);
+  else
+    free(p);
   return rs_fail(RS_ERR_OUT_OF_MEMORY,
                  "sim device_alloc(%zu bytes): the host could not provide the backing storage",
                  bytes);
@@ -90,15 +100,25 @@ rs_status sim_device_free(rs_backend *b, void *ptr) {
   wait_before_free(b);
   sim_range r;
   pthread_mutex_lock(&b->mem_lock);
-  int found = sim_ptrmap_remove(&b->device, (uintptr_t)ptr, &r);
+  const sim_range *in = sim_ptrmap_containing(&b->device, (uintptr_t)ptr);
+  int opened = in && in->addr == (uintptr_t)ptr && (in->flags & SIM_RANGE_IPC_OPENED);
+  int found = !opened && sim_ptrmap_remove(&b->device, (uintptr_t)ptr, &r);
   if (found) b->mem_used -= r.size;
   pthread_mutex_unlock(&b->mem_lock);
+  if (opened)
+    return rs_fail(RS_ERR_FOREIGN_MEMORY,
+                   "sim device_free(%p): memory of another process (opened from an IPC handle); "
+                   "releasing the array closes it",
+                   ptr);
   if (!found)
     return rs_fail(RS_ERR_FOREIGN_MEMORY,
                    "sim device_free(%p): not the start of a live device allocation of this "
                    "context (freed twice, offset, or from another context)",
                    ptr);
-  free(rs_sim_translate(ptr));
+  if (r.shm)
+    sim_shm_unmap(rs_sim_translate(ptr), r.size, r.shm - 1);
+  else
+    free(rs_sim_translate(ptr));
   return RS_OK;
 }
 
@@ -265,7 +285,14 @@ rs_status sim_managed_free(rs_backend *b, void *ptr) {
 
 /* Only reached at close, after every worker has stopped: what the caller leaked. */
 void sim_memory_release_all(rs_backend *b) {
-  for (size_t i = 0; i < b->device.count; i++) free(rs_sim_translate((void *)b->device.items[i].addr));
+  for (size_t i = 0; i < b->device.count; i++) {
+    const sim_range *r = &b->device.items[i];
+    void *p = rs_sim_translate((void *)r->addr);
+    if (r->shm || (r->flags & SIM_RANGE_IPC_OPENED))
+      sim_shm_unmap(p, r->size, r->shm - 1);
+    else
+      free(p);
+  }
   for (size_t i = 0; i < b->host.count; i++) free((void *)b->host.items[i].addr);
   for (size_t i = 0; i < b->managed.count; i++) free((void *)b->managed.items[i].addr);
   sim_ptrmap_release(&b->device);
