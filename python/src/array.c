@@ -154,7 +154,10 @@ static PyObject *get_kind(RsArray *self, void *c) {
 static PyObject *get_T(RsArray *self, void *c) {
   (void)c;
   rs_array *v;
-  return view_of(self, rs_array_transpose(&v, self->a), v);
+  {
+    rs_status s_ = rs_array_transpose(&v, self->a);
+    return view_of(self, s_, v);
+  }
 }
 static PyObject *get_mT(RsArray *self, void *c) {
   (void)c;
@@ -168,7 +171,10 @@ static PyObject *get_mT(RsArray *self, void *c) {
   axes[nd - 1] = nd - 2;
   axes[nd - 2] = nd - 1;
   rs_array *v;
-  return view_of(self, rs_array_permute(&v, self->a, axes), v);
+  {
+    rs_status s_ = rs_array_permute(&v, self->a, axes);
+    return view_of(self, s_, v);
+  }
 }
 static PyObject *get_flags(RsArray *self, void *c) {
   (void)c;
@@ -221,14 +227,20 @@ static PyObject *m_reshape(RsArray *self, PyObject *args, PyObject *kw) {
   else shp = args;
   if (rs_py_shape_from(shp, &nd, shape) < 0) return NULL;
   rs_array *v;
-  return view_of(self, rs_array_reshape(&v, self->a, nd, shape), v);
+  {
+    rs_status s_ = rs_array_reshape(&v, self->a, nd, shape);
+    return view_of(self, s_, v);
+  }
 }
 
 static PyObject *m_transpose(RsArray *self, PyObject *args) {
   Py_ssize_t n = PyTuple_GET_SIZE(args);
   rs_array *v;
   if (n == 0 || (n == 1 && PyTuple_GET_ITEM(args, 0) == Py_None))
-    return view_of(self, rs_array_transpose(&v, self->a), v);
+    {
+    rs_status s_ = rs_array_transpose(&v, self->a);
+    return view_of(self, s_, v);
+  }
   PyObject *axo = n == 1 ? PyTuple_GET_ITEM(args, 0) : args;
   int axes[RS_MAX_DIMS], na;
   if (rs_py_axes_from(axo, &na, axes) < 0) return NULL;
@@ -236,13 +248,19 @@ static PyObject *m_transpose(RsArray *self, PyObject *args) {
     PyErr_SetString(PyExc_ValueError, "transpose: axes don't match array");
     return NULL;
   }
-  return view_of(self, rs_array_permute(&v, self->a, axes), v);
+  {
+    rs_status s_ = rs_array_permute(&v, self->a, axes);
+    return view_of(self, s_, v);
+  }
 }
 
 static PyObject *m_ravel(RsArray *self, PyObject *noargs) {
   (void)noargs;
   rs_array *v;
-  return view_of(self, rs_array_ravel(&v, self->a), v);
+  {
+    rs_status s_ = rs_array_ravel(&v, self->a);
+    return view_of(self, s_, v);
+  }
 }
 
 static PyObject *m_squeeze(RsArray *self, PyObject *args, PyObject *kw) {
@@ -250,10 +268,16 @@ static PyObject *m_squeeze(RsArray *self, PyObject *args, PyObject *kw) {
   PyObject *axis = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwl, &axis)) return NULL;
   rs_array *v;
-  if (axis == Py_None) return view_of(self, rs_array_squeeze(&v, self->a, RS_ALL_AXES), v);
+  if (axis == Py_None) {
+    rs_status s_ = rs_array_squeeze(&v, self->a, RS_ALL_AXES);
+    return view_of(self, s_, v);
+  }
   int ax = PyLong_AsLong(axis);
   if (ax == -1 && PyErr_Occurred()) return NULL;
-  return view_of(self, rs_array_squeeze(&v, self->a, ax), v);
+  {
+    rs_status s_ = rs_array_squeeze(&v, self->a, ax);
+    return view_of(self, s_, v);
+  }
 }
 
 /* ---- transfers ---------------------------------------------------------------------- */
@@ -486,7 +510,7 @@ static PyObject *index_view(RsArray *self, PyObject *key) {
       }
       axis++;
       outpos++;
-    } else if (PyIndex_Check(it)) {
+    } else if (PyIndex_Check(it) && !PyObject_CheckBuffer(it) && !RsArray_Check(it)) {
       Py_ssize_t v = PyNumber_AsSsize_t(it, PyExc_IndexError), len = self->shape[axis];
       if (v == -1 && PyErr_Occurred()) goto fail;
       if (v < 0) v += len;

@@ -138,6 +138,8 @@ static int import_capsule(PyObject *cap, rs_array **out) {
   return rs_py_check(s);
 }
 
+static int dlpack_import(PyObject *o, long type, rs_array **out);
+
 static PyObject *f_from_dlpack(PyObject *m, PyObject *args, PyObject *kw) {
   (void)m;
   static char *kwl[] = {"x", "device", "copy", NULL};
@@ -146,6 +148,14 @@ static PyObject *f_from_dlpack(PyObject *m, PyObject *args, PyObject *kw) {
   rs_array *a;
   if (PyCapsule_CheckExact(x)) {
     if (import_capsule(x, &a) < 0) return NULL;
+    return rs_py_wrap(a, NULL);
+  }
+  if (PyObject_HasAttrString(x, "__dlpack__") && PyObject_HasAttrString(x, "__dlpack_device__")) {
+    PyObject *dev = PyObject_CallMethod(x, "__dlpack_device__", NULL);
+    if (!dev) return NULL;
+    long type = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2 ? PyLong_AsLong(PyTuple_GET_ITEM(dev, 0)) : -1;
+    Py_DECREF(dev);
+    if (PyErr_Occurred() || dlpack_import(x, type, &a) < 0) return NULL;
     return rs_py_wrap(a, NULL);
   }
   if (rs_py_import_foreign(x, &a) <= 0) {
@@ -276,6 +286,29 @@ static int import_cai(PyObject *o, PyObject *cai, rs_array **out) {
   return 0;
 }
 
+/* Call o.__dlpack__ (versioned when the producer takes max_version) and import. */
+static int dlpack_import(PyObject *o, long type, rs_array **out) {
+  PyObject *kw = Py_BuildValue("{s:(ii),s:O}", "max_version", 1, 0, "stream",
+                               type == RS_DL_CPU ? Py_None : PyLong_FromLong(1));
+  if (!kw) return -1;
+  if (type != RS_DL_CPU) Py_DECREF(PyDict_GetItemString(kw, "stream")); /* Py_BuildValue took a ref */
+  PyObject *meth = PyObject_GetAttrString(o, "__dlpack__");
+  PyObject *empty = PyTuple_New(0);
+  PyObject *cap = (meth && empty) ? PyObject_Call(meth, empty, kw) : NULL;
+  if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) { /* producers without max_version */
+    PyErr_Clear();
+    PyDict_DelItemString(kw, "max_version");
+    cap = PyObject_Call(meth, empty, kw);
+  }
+  Py_XDECREF(meth);
+  Py_XDECREF(empty);
+  Py_DECREF(kw);
+  if (!cap) return -1;
+  int rc = import_capsule(cap, out);
+  Py_DECREF(cap);
+  return rc < 0 ? -1 : 1;
+}
+
 int rs_py_import_foreign(PyObject *o, rs_array **out) {
   if (PyCapsule_CheckExact(o)) return import_capsule(o, out) < 0 ? -1 : 1;
   PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
@@ -294,25 +327,7 @@ int rs_py_import_foreign(PyObject *o, rs_array **out) {
     Py_DECREF(dev);
     if (PyErr_Occurred()) return -1;
     if (type == RS_DL_CPU && PyObject_CheckBuffer(o)) return 0;
-    PyObject *kw = Py_BuildValue("{s:(ii),s:O}", "max_version", 1, 0, "stream",
-                                 type == RS_DL_CPU ? Py_None : PyLong_FromLong(1));
-    if (!kw) return -1;
-    if (type != RS_DL_CPU) Py_DECREF(PyDict_GetItemString(kw, "stream")); /* Py_BuildValue took a ref */
-    PyObject *meth = PyObject_GetAttrString(o, "__dlpack__");
-    PyObject *empty = PyTuple_New(0);
-    PyObject *cap = (meth && empty) ? PyObject_Call(meth, empty, kw) : NULL;
-    if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) { /* producers without max_version */
-      PyErr_Clear();
-      PyDict_DelItemString(kw, "max_version");
-      cap = PyObject_Call(meth, empty, kw);
-    }
-    Py_XDECREF(meth);
-    Py_XDECREF(empty);
-    Py_DECREF(kw);
-    if (!cap) return -1;
-    int rc = import_capsule(cap, out);
-    Py_DECREF(cap);
-    return rc < 0 ? -1 : 1;
+    return dlpack_import(o, type, out);
   }
   return 0;
 }

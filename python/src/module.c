@@ -422,6 +422,10 @@ PyMODINIT_FUNC PyInit__resident(void) {
   if (!m) return NULL;
   rs_py_array_finish_type();
   if (PyType_Ready(&RsArray_Type) < 0) goto fail;
+  /* NumPy defers to resident's operators (np_array + x calls x.__radd__) instead of
+   * converting a device array behind the user's back. */
+  if (PyDict_SetItemString(RsArray_Type.tp_dict, "__array_ufunc__", Py_None) < 0) goto fail;
+  PyType_Modified(&RsArray_Type);
   if (PyModule_AddObjectRef(m, "ndarray", (PyObject *)&RsArray_Type) < 0) goto fail;
   if (rs_add_errors(m) < 0) goto fail;
   if (rs_add_functions(m, rs_module_functions) < 0 || rs_add_functions(m, rs_py_ops_functions) < 0 ||

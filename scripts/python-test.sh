@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Build the Python extension (python/) against the library already built in build/
+# (installed into build/install, so the library is compiled once) and run its pytest
+# suite with the project's .venv. The backend is chosen as everywhere: RESIDENT_BACKEND,
+# else CUDA when a GPU answers, else the simulator. Extra arguments go to pytest.
+#   BUILD=build       the library's build folder (configured and built already)
+#   PYTHON=.venv/bin/python
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-$PWD/.venv/bin/python}
+cmake --install "$BUILD" --prefix "$BUILD/install" >/dev/null
+cmake -S python -B "$BUILD-python" -DRESIDENT_PREFIX="$PWD/$BUILD/install" \
+  -DPython_EXECUTABLE="$PYTHON" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD-python" -j"$JOBS"
+cd "$BUILD-python"
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m pytest -q -p no:cacheprovider ../python/tests "$@"
