@@ -421,6 +421,7 @@ PyMODINIT_FUNC PyInit__resident(void) {
   PyObject *m = PyModule_Create(&rs_module);
   if (!m) return NULL;
   rs_py_array_finish_type();
+  if (PyType_Ready(&RsBufferOwner_Type) < 0) goto fail;
   if (PyType_Ready(&RsArray_Type) < 0) goto fail;
   /* NumPy defers to resident's operators (np_array + x calls x.__radd__) instead of
    * converting a device array behind the user's back. */
@@ -428,7 +429,8 @@ PyMODINIT_FUNC PyInit__resident(void) {
   PyType_Modified(&RsArray_Type);
   if (PyModule_AddObjectRef(m, "ndarray", (PyObject *)&RsArray_Type) < 0) goto fail;
   if (rs_add_errors(m) < 0) goto fail;
-  if (rs_add_functions(m, rs_module_functions) < 0 || rs_add_functions(m, rs_py_ops_functions) < 0 ||
+  if (rs_add_functions(m, rs_module_functions) < 0 || rs_add_functions(m, rs_py_ew_functions) < 0 ||
+      rs_add_functions(m, rs_py_reduce_functions) < 0 || rs_add_functions(m, rs_py_create_functions) < 0 ||
       rs_add_functions(m, rs_py_interop_functions) < 0 || rs_add_functions(m, rs_py_ledger_functions) < 0 ||
       rs_add_functions(m, rs_py_kernel_functions) < 0)
     goto fail;

@@ -36,7 +36,11 @@ int rs_py_shape_from(PyObject *o, int *ndim, int64_t *shape); /* int or sequence
 int rs_py_axes_from(PyObject *o, int *naxes, int *axes);       /* None -> naxes = -1 */
 void rs_py_defer_decref(void *obj);           /* rs_release_fn: drop a reference later, GIL-free */
 
-/* array.c */
+/* array.c, array_index.c */
+extern PyTypeObject RsBufferOwner_Type;
+extern PyBufferProcs rs_py_array_buffer;
+PyObject *rs_py_view_of(RsArray *self, rs_status s, rs_array *v); /* a view sharing self's owner */
+PyObject *rs_py_index_view(RsArray *self, PyObject *key);
 void rs_py_array_finish_type(void);
 PyObject *rs_py_wrap(rs_array *a, PyObject *base); /* steals a; NULL + exception on failure */
 /* Anything array-like to an rs_array handle (a new reference in *out, release it):
@@ -46,13 +50,26 @@ PyObject *rs_py_wrap(rs_array *a, PyObject *base); /* steals a; NULL + exception
  * handle is released (or NULL). */
 int rs_py_as_handle(PyObject *o, rs_array **out, PyObject **keep);
 
-/* ops.c */
-int rs_py_ops_init(PyObject *m);
+/* ops_operand.c: an operand is a handle (h) or, where allowed, a weak Python scalar (s). */
+typedef struct {
+  rs_array *h;   /* NULL for a scalar */
+  rs_scalar s;
+  PyObject *keep;
+} rs_py_operand;
+int rs_py_scalar(PyObject *o, rs_scalar *s);            /* 1 scalar, 0 not one, -1 error */
+int rs_py_operand_get(PyObject *o, rs_py_operand *p, int allow_scalar);
+void rs_py_operand_done(rs_py_operand *p);
+int rs_py_get_out(PyObject *out, rs_array **dst);       /* None -> NULL */
+PyObject *rs_py_result(rs_status s, rs_array *res, PyObject *out); /* out, or res wrapped */
+
+/* ops_elementwise.c, ops_reduce.c, ops_create.c */
+int rs_py_ops_init(PyObject *m);                        /* the ufuncs */
+int rs_py_assign(rs_array *dst, PyObject *value);       /* x[...] = value */
 extern PyNumberMethods rs_py_number_methods;
 extern PyMappingMethods rs_py_mapping_methods;
 PyObject *rs_py_richcompare(PyObject *a, PyObject *b, int op);
-extern PyMethodDef rs_py_array_op_methods[];
-extern PyMethodDef rs_py_ops_functions[];
+extern PyMethodDef rs_py_ew_methods[], rs_py_reduce_methods[];
+extern PyMethodDef rs_py_ew_functions[], rs_py_reduce_functions[], rs_py_create_functions[];
 
 /* interop.c */
 extern PyMethodDef rs_py_interop_functions[];
