@@ -5,6 +5,9 @@
 #                initcheck, racecheck and synccheck,
 #                bench/transfer), then `resident info`, `resident pipeline`, `resident bandwidth`
 #   PHASE=bench  the benchmarks side by side with raw CUDA, Numba and CuPy
+#   PHASE=python the Python package on the build of PHASE=check: its pytest suite on the CUDA
+#                backend (interop with CuPy, PyTorch and Numba included) and on the simulator,
+#                then bench/python_overhead.py (y = x * 5 beside CuPy)
 # Logs under $OUT.
 set -u -o pipefail
 OUT=${OUT:-/tmp/out}
@@ -27,6 +30,19 @@ if [ "$PHASE" = check ]; then
     echo "== resident bandwidth =="; "$B/resident" bandwidth --repeat 5 --max 256MiB
   } > "$OUT/pipeline.log" 2>&1
   tail -n 30 "$OUT/pipeline.log"
+  exit 0
+fi
+
+if [ "$PHASE" = python ]; then
+  {
+    echo "== pytest, cuda backend =="
+    BUILD=$B PYTHON=python3 bash scripts/python-test.sh -rs
+    echo "== pytest, simulator =="
+    RESIDENT_BACKEND=sim BUILD=$B PYTHON=python3 bash scripts/python-test.sh
+    echo "== bench/python_overhead.py =="
+    PYTHONPATH="$PWD/$B-python" python3 bench/python_overhead.py
+  } > "$OUT/python.log" 2>&1
+  tail -n 60 "$OUT/python.log"
   exit 0
 fi
 
