@@ -229,6 +229,9 @@ static PyObject *m_copy_to_host(RsArray *self, PyObject *args, PyObject *kw) {
     if (rs_py_as_handle(ary, &dst, &keep) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rs_copy_to_host_into(dst, self->a, NULL);
+    /* Numba's copy_to_host(ary) without a stream returns with the data there; a copy into
+     * pinned memory would otherwise still be running. */
+    if (s == RS_OK) s = rs_context_synchronize(rs_array_context(self->a));
     Py_END_ALLOW_THREADS
     rs_array_release(dst);
     Py_XDECREF(keep);

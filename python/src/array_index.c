@@ -208,6 +208,16 @@ static int array_getbuffer(RsArray *self, Py_buffer *view, int flags) {
                                        "host first (.get(), .copy_to_host(), .to_device('host'))");
     return -1;
   }
+  if (rs_array_kind(self->a) != RS_MEM_HOST) {
+    /* pinned, mapped and managed memory may still be written by queued device work (an
+     * asynchronous copy into it, an op on it): NumPy sees it once that work is done. */
+    rs_status s;
+    rs_context *ctx = rs_array_context(self->a);
+    Py_BEGIN_ALLOW_THREADS
+    s = rs_context_synchronize(ctx);
+    Py_END_ALLOW_THREADS
+    if (rs_py_check(s)) return -1;
+  }
   view->buf = p;
   view->obj = (PyObject *)self;
   Py_INCREF(self);

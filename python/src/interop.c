@@ -39,6 +39,39 @@ static void capsule_legacy_destructor(PyObject *cap) {
   }
 }
 
+/* The array API's stream rule: the consumer's stream `sv` must not run ahead of the work
+ * resident queued on the array (on the context's legacy default stream). On CUDA the
+ * consumer's stream waits on an event recorded there (the host does not wait); 1, the
+ * legacy stream itself, needs nothing. The simulator has no foreign streams: the context is
+ * synchronized instead. */
+static int rs_py_order_consumer(rs_context *ctx, long long sv) {
+  rs_status s = RS_OK;
+  if (sv == 0) {
+    PyErr_SetString(PyExc_ValueError, "__dlpack__: stream 0 is ambiguous (use 1 for the legacy default stream)");
+    return -1;
+  }
+  if (rs_context_backend(ctx) != RS_BACKEND_CUDA) {
+    Py_BEGIN_ALLOW_THREADS
+    s = rs_context_synchronize(ctx);
+    Py_END_ALLOW_THREADS
+    return rs_py_check(s);
+  }
+  if (sv == 1) return 0;
+  rs_stream *consumer = NULL, *wrapped = NULL;
+  rs_event *ev = NULL;
+  if (sv == 2) consumer = rs_stream_per_thread(ctx);
+  else {
+    s = rs_stream_wrap(&wrapped, ctx, (void *)(intptr_t)sv);
+    consumer = wrapped;
+  }
+  if (s == RS_OK) s = rs_event_create(&ev, ctx, RS_EVENT_DISABLE_TIMING);
+  if (s == RS_OK) s = rs_event_record(ev, NULL);
+  if (s == RS_OK) s = rs_stream_wait_event(consumer, ev);
+  rs_event_destroy(ev);
+  rs_stream_destroy(wrapped);
+  return rs_py_check(s);
+}
+
 PyObject *rs_py_array_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwl[] = {"stream", "max_version", "dl_device", "copy", NULL};
   PyObject *stream = Py_None, *maxv = Py_None, *dldev = Py_None, *copy = Py_None;
@@ -48,20 +81,10 @@ PyObject *rs_py_array_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_BufferError, "__dlpack__(copy=True) is not offered: copy first");
     return NULL;
   }
-  /* The array API's stream rule: the consumer's stream must not run ahead of work queued
-   * on this array. resident queues on the legacy default stream; a consumer stream other
-   * than "none" (-1) gets that work finished first. (A stream-ordered event wait needs the
-   * consumer's stream as an rs_stream, which rs_stream_wrap gives on CUDA only.) */
   if (stream != Py_None && rs_array_kind(a) != RS_MEM_HOST) {
-    long sv = PyLong_AsLong(stream);
+    long long sv = PyLong_AsLongLong(stream);
     if (sv == -1 && PyErr_Occurred()) return NULL;
-    if (sv != -1) {
-      rs_status s;
-      Py_BEGIN_ALLOW_THREADS
-      s = rs_context_synchronize(rs_array_context(a));
-      Py_END_ALLOW_THREADS
-      if (rs_py_check(s)) return NULL;
-    }
+    if (sv != -1 && rs_py_order_consumer(rs_array_context(a), sv) < 0) return NULL;
   }
   int versioned = 0;
   if (maxv != Py_None) {

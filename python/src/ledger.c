@@ -335,6 +335,12 @@ static PyObject *f_memory_stats(PyObject *m, PyObject *args) {
 }
 
 static rs_status print_report(void *ctx, FILE *f) { return rs_memory_report(ctx, f); }
+PyObject *rs_py_memory_report_text(void) {
+  rs_context *ctx = rs_py_ctx();
+  if (!ctx) return NULL;
+  return capture(print_report, ctx);
+}
+
 static PyObject *f_memory_report(PyObject *m, PyObject *noargs) {
   (void)m; (void)noargs;
   rs_context *ctx = rs_py_ctx();

@@ -45,6 +45,12 @@ PyObject *rs_py_raise(rs_status s) {
   Py_XDECREF(code);
   Py_XDECREF(name);
   Py_XDECREF(cmsg);
+  if (s == RS_ERR_OUT_OF_MEMORY && g_ctx) { /* the allocator's report, as the C library prints it */
+    PyObject *rep = rs_py_memory_report_text();
+    if (rep) PyObject_SetAttrString(exc, "report", rep);
+    else PyErr_Clear();
+    Py_XDECREF(rep);
+  }
   PyErr_SetObject(cls, exc);
   Py_DECREF(exc);
   return NULL;

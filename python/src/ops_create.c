@@ -253,7 +253,7 @@ static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw) {
     cur = next;
     converted = 1;
   }
-  r = rs_py_wrap(cur, (moved || converted) ? NULL : x.keep);
+  r = rs_py_wrap(cur, (moved || converted) ? NULL : x.borrowed ? ((RsArray *)obj)->base : x.keep);
 done:
   rs_py_operand_done(&x);
   return r;

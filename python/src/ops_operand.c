@@ -33,7 +33,7 @@ int rs_py_scalar(PyObject *o, rs_scalar *s) {
 }
 
 void rs_py_operand_done(rs_py_operand *p) {
-  if (p->h) rs_array_release(p->h);
+  if (p->h && !p->borrowed) rs_array_release(p->h);
   Py_XDECREF(p->keep);
   p->h = NULL;
   p->keep = NULL;
@@ -43,7 +43,13 @@ void rs_py_operand_done(rs_py_operand *p) {
 int rs_py_operand_get(PyObject *o, rs_py_operand *p, int allow_scalar) {
   p->h = NULL;
   p->keep = NULL;
-  if (!RsArray_Check(o)) {
+  p->borrowed = 0;
+  if (RsArray_Check(o)) { /* the caller holds o for the whole call: no reference needed */
+    p->h = ((RsArray *)o)->a;
+    p->borrowed = 1;
+    return 0;
+  }
+  {
     int r = rs_py_scalar(o, &p->s);
     if (r < 0) return -1;
     if (r > 0 && allow_scalar) return 0;

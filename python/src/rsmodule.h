@@ -55,6 +55,7 @@ typedef struct {
   rs_array *h;   /* NULL for a scalar */
   rs_scalar s;
   PyObject *keep;
+  int borrowed;   /* h is a resident.ndarray's own handle, alive for the call: not released */
 } rs_py_operand;
 int rs_py_scalar(PyObject *o, rs_scalar *s);            /* 1 scalar, 0 not one, -1 error */
 int rs_py_operand_get(PyObject *o, rs_py_operand *p, int allow_scalar);
@@ -79,6 +80,7 @@ PyObject *rs_py_array_cai(PyObject *self, void *closure);
 int rs_py_import_foreign(PyObject *o, rs_array **out); /* 1 done, 0 not foreign, -1 error */
 
 /* ledger.c, kernel.c */
+PyObject *rs_py_memory_report_text(void); /* rs_memory_report as a str */
 extern PyMethodDef rs_py_ledger_functions[];
 extern PyMethodDef rs_py_kernel_functions[];
 
