@@ -7,6 +7,7 @@ Two figures per library, each the best median of alternating rounds (against the
 shared machine):
   queued      n calls then one synchronize, per call (launch + allocation + Python)
   sync each   call + synchronize every time, per call (what a user's loop sees)
+Both libraries synchronize their default stream (rs.Stream.null, cupy.cuda.Stream.null).
 plus resident.benchmark's own line (host time with a synchronization per repeat).
 
   python3 bench/python_overhead.py [--calls 2000] [--rounds 7]
@@ -45,12 +46,11 @@ def main():
 
     libs = {}
     xr = rs.asarray(np.arange(args.n, dtype=np.float64))
-    libs["resident"] = (lambda: xr * 5, rs.synchronize)
+    libs["resident"] = (lambda: xr * 5, rs.Stream.null.synchronize)
     try:
         import cupy as cp
         xc = cp.arange(args.n, dtype=cp.float64)
-        dev = cp.cuda.Device()
-        libs["cupy"] = (lambda: xc * 5, dev.synchronize)
+        libs["cupy"] = (lambda: xc * 5, cp.cuda.Stream.null.synchronize)
     except Exception as e:  # noqa: BLE001 - any import or device failure: skip CuPy
         print(f"cupy: skipped ({type(e).__name__}: {e})")
 

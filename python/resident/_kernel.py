@@ -2,8 +2,25 @@
 from . import _resident as _r
 
 
+class _NullStream:
+    """The legacy default stream of resident's context, where every op is queued."""
+
+    _capsule = None
+
+    def synchronize(self):
+        """Wait for the work queued on the default stream (the GIL is released)."""
+        _r._stream_sync(None)
+
+    @property
+    def ptr(self):
+        return 0
+
+
 class Stream:
-    """A stream (an in-order queue of device work). ``Stream.null`` is the legacy default."""
+    """A stream (an in-order queue of device work). ``Stream.null`` is the legacy default
+    stream, on which resident's ops run."""
+
+    null = _NullStream()
 
     def __init__(self, non_blocking=False):
         self._capsule = _r._stream_create(non_blocking)

@@ -46,8 +46,13 @@ def cupy_allocator(size):
 def _numba_manager_class():
     import inspect
 
-    from numba import cuda
+    from numba import cuda as _cuda
     from numba.cuda.cudadrv import driver as _drv
+
+    class cuda:  # the EMM names, from numba.cuda or (older layouts) its driver module
+        pass
+    for name in ("GetIpcHandleMixin", "HostOnlyCUDAMemoryManager", "MemoryPointer", "MemoryInfo"):
+        setattr(cuda, name, getattr(_cuda, name, None) or getattr(_drv, name))
 
     use_binding = getattr(_drv, "USE_NV_BINDING", False)
     takes_context = "context" in inspect.signature(cuda.MemoryPointer.__init__).parameters

@@ -51,6 +51,15 @@ def test_cuda_array_interface_round_trip():
     np.testing.assert_array_equal((y + 1).get(), np.arange(6).reshape(2, 3) + 1)
     with pytest.raises(AttributeError):
         rs.ones(2, device="host").__cuda_array_interface__
+    # the foreign owner is held while resident uses its memory, and let go after
+    before = sys.getrefcount(f)
+    z = rs.asarray(f)
+    assert sys.getrefcount(f) == before + 1
+    del z
+    rs.synchronize()
+    for _ in range(3):
+        rs.live_stats()
+    assert sys.getrefcount(f) == before
 
 
 def test_python_m_resident_pipeline():
