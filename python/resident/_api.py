@@ -83,10 +83,7 @@ def to_numpy(x):
     return x.get() if x.device in ("device", "managed") else _np.asarray(x)
 
 
-def fuse(fn):
-    """Decorator kept for CuPy code: the function runs as written, op by op (the C
-    library's fused expressions, rs_expr, are not exposed to Python yet)."""
-    return fn
+from ._fuse import fuse  # noqa: E402,F401
 
 
 class _Info:

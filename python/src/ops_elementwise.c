@@ -155,6 +155,17 @@ static PyObject *ufunc_call(PyObject *opobj, PyObject *args, PyObject *kw) {
                  arity == 1 ? "" : "s");
     return NULL;
   }
+  /* Inside resident.fuse the arguments are expression nodes: they build the expression. */
+  for (Py_ssize_t i = 0; i < arity; i++) {
+    PyObject *a = PyTuple_GET_ITEM(args, i);
+    if (!RsArray_Check(a) && PyObject_HasAttrString(a, "_rs_fuse_node")) {
+      if (out) {
+        PyErr_SetString(PyExc_TypeError, "out= inside resident.fuse: give out= to the fused function");
+        return NULL;
+      }
+      return PyObject_CallMethod(a, "_ufunc", "iO", (int)op, args);
+    }
+  }
   if (arity == 1) return do_unary(op, PyTuple_GET_ITEM(args, 0), out);
   return do_binary(op, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1), out, 0);
 }
@@ -165,6 +176,10 @@ static PyObject *f_where(PyObject *m, PyObject *args, PyObject *kw) {
   static char *kwl[] = {"condition", "x1", "x2", "out", NULL};
   PyObject *c, *a, *b, *out = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|$O", kwl, &c, &a, &b, &out)) return NULL;
+  PyObject *three[3] = {c, a, b};
+  for (int i = 0; i < 3; i++)
+    if (!RsArray_Check(three[i]) && PyObject_HasAttrString(three[i], "_rs_fuse_node"))
+      return PyObject_CallMethod(three[i], "_where", "OOO", c, a, b);
   rs_py_operand oc, oa, ob;
   rs_array *dst, *res = NULL;
   if (rs_py_get_out(out, &dst) < 0) return NULL;

@@ -79,6 +79,10 @@ PyObject *rs_py_array_dlpack_device(PyObject *self, PyObject *noargs);
 PyObject *rs_py_array_cai(PyObject *self, void *closure);
 int rs_py_import_foreign(PyObject *o, rs_array **out); /* 1 done, 0 not foreign, -1 error */
 
+/* expr.c: fused expressions for resident.fuse; a fuse node (resident._fuse._Node) is
+ * handed to its own methods by the ufuncs and where */
+extern PyMethodDef rs_py_expr_functions[];
+
 /* ledger.c, kernel.c */
 PyObject *rs_py_memory_report_text(void); /* rs_memory_report as a str */
 extern PyMethodDef rs_py_ledger_functions[];

@@ -208,3 +208,27 @@ def test_allclose_and_testing(rng):
     rs.testing.assert_allclose(x, a)
     with pytest.raises(AssertionError, match="Mismatch|mismatch|tolerance"):
         rs.testing.assert_allclose(x, a + 1)
+
+
+def test_fuse_one_kernel_and_out(rng):
+    a = rng.uniform(0, 4, (3, 5))
+    b = rng.uniform(0, 4, (5,))
+
+    @rs.fuse
+    def f(x, y):
+        t = x * 5
+        return rs.sqrt(t * t + y) - rs.where(x > 2, 1.0, y)
+
+    x, y = rs.asarray(a), rs.asarray(b)
+    want = np.sqrt((a * 5) ** 2 + b) - np.where(a > 2, 1.0, b)
+    with rs.ledger() as led:
+        z = f(x, y)
+    assert led.kernels == 1
+    check(z, want, rtol=1e-12)
+    out = rs.empty((3, 5))
+    assert f(x, y, out=out) is out
+    check(out, want, rtol=1e-12)
+    x2 = rs.asarray(a[::-1].copy())
+    check(f(x2, y), np.sqrt((a[::-1] * 5) ** 2 + b) - np.where(a[::-1] > 2, 1.0, b), rtol=1e-12)
+    with pytest.raises(ValueError):
+        f(x, rs.ones(4))
