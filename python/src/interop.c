@@ -46,10 +46,7 @@ static void capsule_legacy_destructor(PyObject *cap) {
  * synchronized instead. */
 static int rs_py_order_consumer(rs_context *ctx, long long sv) {
   rs_status s = RS_OK;
-  if (sv == 0) {
-    PyErr_SetString(PyExc_ValueError, "__dlpack__: stream 0 is ambiguous (use 1 for the legacy default stream)");
-    return -1;
-  }
+  if (sv == 0) sv = 1; /* ambiguous in the standard; producers that send it mean the default stream */
   if (rs_context_backend(ctx) != RS_BACKEND_CUDA) {
     Py_BEGIN_ALLOW_THREADS
     s = rs_context_synchronize(ctx);
@@ -282,10 +279,6 @@ static int import_cai(PyObject *o, PyObject *cai, rs_array **out) {
   if (stream && stream != Py_None) {
     long long sv = PyLong_AsLongLong(stream);
     if (PyErr_Occurred()) return -1;
-    if (sv == 0) {
-      PyErr_SetString(PyExc_ValueError, "__cuda_array_interface__: stream 0 is disallowed (ambiguous)");
-      return -1;
-    }
     if (sv > 2 && rs_context_backend(ctx) == RS_BACKEND_CUDA) {
       if (rs_py_check(rs_stream_wrap(&wait, ctx, (void *)(intptr_t)sv))) return -1;
     } else {

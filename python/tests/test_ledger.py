@@ -87,10 +87,12 @@ def test_memory_statistics():
 
 
 def test_memory_limit():
-    rs.set_memory_limit("64MiB")
+    rs.release_memory()
+    rs.set_memory_limit(rs.memory_stats()["in_use_bytes"] + (64 << 20))
     try:
         with pytest.raises(MemoryError) as ei:
-            rs.empty((100 << 20,), dtype="uint8")
+            rs.empty((128 << 20,), dtype="uint8")
         assert ei.value.status_name == "RS_ERR_OUT_OF_MEMORY"
+        assert ei.value.report  # the allocator's report rides on the exception
     finally:
         rs.set_memory_limit(None)
