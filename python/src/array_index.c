@@ -78,9 +78,16 @@ int rs_py_as_handle(PyObject *o, rs_array **out, PyObject **keep) {
   /* Sequences, scalars and layouts that cannot be wrapped: through NumPy (a copy). */
   PyObject *np = rs_py_numpy();
   if (!np) return -1;
-  PyObject *arr = PyObject_CallMethod(np, "ascontiguousarray", "O", o);
+  PyObject *arr = PyObject_CallMethod(np, "asarray", "O", o);
   if (!arr) return -1;
   rc = wrap_buffer(arr, out, keep);
+  if (rc > 0) { /* a layout the library does not wrap (negative strides): a C-order copy */
+    PyObject *c = PyObject_CallMethod(np, "ascontiguousarray", "O", arr);
+    Py_DECREF(arr);
+    if (!c) return -1;
+    arr = c;
+    rc = wrap_buffer(arr, out, keep);
+  }
   Py_DECREF(arr);
   if (rc > 0) {
     PyErr_Format(PyExc_TypeError, "cannot make an array of %.100s", Py_TYPE(o)->tp_name);

@@ -143,3 +143,28 @@ def test_array_api_namespace():
     assert rs.squeeze(rs.ones((1, 3)), 0).shape == (3,)
     assert rs.matrix_transpose(rs.ones((2, 3))).shape == (3, 2)
     assert rs.__array_namespace_info__().default_device() == "device"
+
+
+@pytest.mark.parametrize("device", ["device", "host"])
+def test_asarray_of_strided_numpy_views(device, rng):
+    a = rng.standard_normal((6, 8))
+    for v in [a[::-1], a[:, ::2], a.T, a[1:5, 2:7], a[::-2, ::-3]]:
+        x = rs.asarray(v, device=device)
+        np.testing.assert_array_equal(x.get(), v)
+    np.testing.assert_array_equal(rs.asarray([[1, 2], [3, 4]]).get(), np.array([[1, 2], [3, 4]]))
+    assert rs.asarray(3.5).shape == ()
+    r = np.ones(4)
+    r.flags.writeable = False
+    np.testing.assert_array_equal(rs.asarray(r).get(), r)
+
+
+def test_copy_kwarg():
+    a = np.arange(4.0)
+    h = rs.asarray(a, device="host", copy=True)
+    a[0] = 9
+    assert np.asarray(h)[0] == 0
+    x = rs.asarray(a)
+    assert rs.asarray(x).data_ptr == x.data_ptr
+    assert rs.asarray(x, copy=True).data_ptr != x.data_ptr
+    with pytest.raises(ValueError):
+        rs.asarray(x, device="host", copy=False)

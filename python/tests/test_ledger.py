@@ -96,3 +96,12 @@ def test_memory_limit():
         assert ei.value.report  # the allocator's report rides on the exception
     finally:
         rs.set_memory_limit(None)
+
+
+def test_guard_log_mode_logs_implicit_copies(capfd):
+    x = rs.ones(4)
+    with rs.transfer_guard("log"):
+        y = x + np.ones(4)
+    err = capfd.readouterr().err
+    assert "H2D" in err or "implicit" in err
+    np.testing.assert_array_equal(y.get(), np.full(4, 2.0))
