@@ -34,6 +34,14 @@ if [ "$PHASE" = check ]; then
 fi
 
 if [ "$PHASE" = python ]; then
+  # Standalone (no PHASE=check before it on this machine): build the library first.
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_CUDA_ARCHITECTURES=native \
+      -DCMAKE_CUDA_COMPILER="$nvcc" -DRESIDENT_BUILD_TESTS=OFF -DRESIDENT_BUILD_BENCH=OFF > "$OUT/configure-py.log" 2>&1 &&
+      cmake --build "$B" -j "$(nproc)" > "$OUT/build-py.log" 2>&1 ||
+      { tail -n 30 "$OUT/configure-py.log" "$OUT/build-py.log"; exit 1; }
+  fi
   {
     echo "== pytest, cuda backend =="
     BUILD=$B PYTHON=python3 bash scripts/python-test.sh -rs
