@@ -5,7 +5,17 @@
 
 static void kernel_capsule_free(PyObject *cap) {
   rs_kernel *k = PyCapsule_GetPointer(cap, "resident.kernel");
-  if (k) rs_kernel_destroy(k);
+  if (!k) return;
+  /* rs_kernel_destroy needs the kernel's launches finished: a RawKernel dropped right after
+   * an asynchronous launch waits for the context's work first. */
+  rs_context *ctx = rs_py_ctx();
+  if (ctx) {
+    Py_BEGIN_ALLOW_THREADS
+    rs_context_synchronize(ctx);
+    Py_END_ALLOW_THREADS
+  }
+  PyErr_Clear();
+  rs_kernel_destroy(k);
 }
 
 static PyObject *f_kernel_create(PyObject *m, PyObject *args) {
