@@ -3,6 +3,9 @@
 # (installed into build/install, so the library is compiled once) and run its pytest
 # suite with the project's .venv. The backend is chosen as everywhere: RESIDENT_BACKEND,
 # else CUDA when a GPU answers, else the simulator. Extra arguments go to pytest.
+# The tests run in Python's development mode with the debug memory allocators
+# (-X dev, PYTHONMALLOC=debug): calls without the GIL, buffer overruns and double frees of
+# Python memory abort the run (a release CPython's nearest thing to a debug build).
 #   BUILD=build       the library's build folder (configured and built already)
 #   PYTHON=.venv/bin/python
 set -euo pipefail
@@ -15,4 +18,5 @@ cmake -S python -B "$BUILD-python" -DRESIDENT_PREFIX="$PWD/$BUILD/install" \
   -DPython_EXECUTABLE="$PYTHON" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD-python" -j"$JOBS"
 cd "$BUILD-python"
-PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m pytest -q -p no:cacheprovider ../python/tests "$@"
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONMALLOC=debug \
+  "$PYTHON" -X dev -m pytest -q -p no:cacheprovider -W error::ResourceWarning ../python/tests "$@"

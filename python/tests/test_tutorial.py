@@ -59,7 +59,8 @@ def test_lesson_5_host_path_copies_nothing():
 
 
 def test_every_public_name_has_a_docstring_and_a_stub():
-    stub = open(inspect.getfile(rs).replace("__init__.py", "_resident.pyi")).read()
+    with open(inspect.getfile(rs).replace("__init__.py", "_resident.pyi")) as f:
+        stub = f.read()
     stubbed = set(re.findall(r"^def (\w+)", stub, re.M)) | set(re.findall(r"^class (\w+)", stub, re.M))
     from resident import _resident
     for name in dir(_resident):
