@@ -8,6 +8,7 @@
 # Python memory abort the run (a release CPython's nearest thing to a debug build).
 #   BUILD=build       the library's build folder (configured and built already)
 #   PYTHON=.venv/bin/python
+#   WERROR=ON        the extension's warnings as errors (OFF on a machine with another compiler)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
@@ -15,7 +16,7 @@ BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-$PWD/.venv/bin/python}
 cmake --install "$BUILD" --prefix "$BUILD/install" >/dev/null
 cmake -S python -B "$BUILD-python" -DRESIDENT_PREFIX="$PWD/$BUILD/install" \
-  -DPython_EXECUTABLE="$PYTHON" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DPython_EXECUTABLE="$PYTHON" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRESIDENT_PYTHON_WERROR="${WERROR:-ON}" >/dev/null
 cmake --build "$BUILD-python" -j"$JOBS"
 cd "$BUILD-python"
 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONMALLOC=debug \
