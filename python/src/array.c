@@ -350,8 +350,34 @@ static PyObject *m_array_namespace(PyObject *self, PyObject *args, PyObject *kw)
 static PyObject *m_repr(RsArray *self) {
   char buf[256];
   rs_array_describe(self->a, buf, sizeof buf);
+  /* Host memory shows its values (NumPy's formatting, no copy); device memory only its
+   * description - printing it would be a hidden copy. */
+  if (rs_array_kind(self->a) == RS_MEM_HOST && rs_array_size(self->a) <= 1000) {
+    PyObject *np = rs_py_numpy(), *mv = np ? PyMemoryView_FromObject((PyObject *)self) : NULL;
+    PyObject *arr = mv ? PyObject_CallMethod(np, "asarray", "O", mv) : NULL;
+    PyObject *text = arr ? PyObject_CallMethod(np, "array2string", "O", arr) : NULL;
+    Py_XDECREF(mv);
+    Py_XDECREF(arr);
+    if (text) {
+      PyObject *r = PyUnicode_FromFormat("resident.ndarray(%U, %s)", text, buf);
+      Py_DECREF(text);
+      return r;
+    }
+    PyErr_Clear();
+  }
   return PyUnicode_FromFormat("resident.ndarray(%s)", buf);
 }
+
+static PyObject *sq_item(RsArray *self, Py_ssize_t i) {
+  PyObject *k = PyLong_FromSsize_t(i);
+  if (!k) return NULL;
+  PyObject *r = rs_py_index_view(self, k);
+  Py_DECREF(k);
+  return r;
+}
+static Py_ssize_t sq_len(RsArray *self) { return rs_array_ndim(self->a) ? self->shape[0] : 0; }
+/* Iteration (for row in x) walks the first axis as views; len() is the mapping's. */
+static PySequenceMethods array_sequence = {.sq_length = (lenfunc)sq_len, .sq_item = (ssizeargfunc)sq_item};
 
 static PyMethodDef array_methods[] = {
     {"reshape", (PyCFunction)(void (*)(void))m_reshape, METH_VARARGS | METH_KEYWORDS,
@@ -416,6 +442,7 @@ PyTypeObject RsArray_Type = {
     .tp_repr = (reprfunc)m_repr,
     .tp_as_number = &rs_py_number_methods,
     .tp_as_mapping = &rs_py_mapping_methods,
+    .tp_as_sequence = &array_sequence,
     .tp_as_buffer = &rs_py_array_buffer,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "resident.ndarray: an n-dimensional array in one memory kind (device, host, pinned, "

@@ -168,3 +168,15 @@ def test_copy_kwarg():
     assert rs.asarray(x, copy=True).data_ptr != x.data_ptr
     with pytest.raises(ValueError):
         rs.asarray(x, device="host", copy=False)
+
+
+def test_repr_and_iteration():
+    h = rs.asarray(np.arange(3.0), device="host")
+    assert "[0. 1. 2.]" in repr(h) and "host" in repr(h)
+    x = rs.asarray(np.arange(6.0).reshape(3, 2))
+    with rs.ledger() as led:
+        text = repr(x)              # a device array's repr copies nothing
+    assert led.copies == 0 and "device" in text
+    rows = [r.get() for r in x]
+    np.testing.assert_array_equal(np.stack(rows), np.arange(6.0).reshape(3, 2))
+    assert len(x) == 3
