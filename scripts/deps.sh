@@ -46,6 +46,11 @@ if ! "$root/.venv/bin/python" -c 'import numpy' >/dev/null 2>&1; then
   "$root/.venv/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
   "$root/.venv/bin/python" -m pip install -q numpy
 fi
+# The Python package (python/): pytest runs its tests, scikit-build-core builds it for pip.
+if ! "$root/.venv/bin/python" -c 'import pytest, scikit_build_core' >/dev/null 2>&1; then
+  echo "deps: installing pytest and scikit-build-core into $root/.venv"
+  "$root/.venv/bin/python" -m pip install -q pytest scikit-build-core
+fi
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "deps: nvcc found in /usr/local/cuda/bin"
 fi

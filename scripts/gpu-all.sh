@@ -5,6 +5,9 @@
 #                initcheck, racecheck and synccheck,
 #                bench/transfer), then `resident info`, `resident pipeline`, `resident bandwidth`
 #   PHASE=bench  the benchmarks side by side with raw CUDA, Numba and CuPy
+#   PHASE=python the Python package on the build of PHASE=check: its pytest suite on the CUDA
+#                backend (interop with CuPy, PyTorch and Numba included) and on the simulator,
+#                then bench/python_overhead.py (y = x * 5 beside CuPy)
 # Logs under $OUT.
 set -u -o pipefail
 OUT=${OUT:-/tmp/out}
@@ -27,6 +30,27 @@ if [ "$PHASE" = check ]; then
     echo "== resident bandwidth =="; "$B/resident" bandwidth --repeat 5 --max 256MiB
   } > "$OUT/pipeline.log" 2>&1
   tail -n 30 "$OUT/pipeline.log"
+  exit 0
+fi
+
+if [ "$PHASE" = python ]; then
+  # Standalone (no PHASE=check before it on this machine): build the library first.
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_CUDA_ARCHITECTURES=native \
+      -DCMAKE_CUDA_COMPILER="$nvcc" -DRESIDENT_BUILD_TESTS=OFF -DRESIDENT_BUILD_BENCH=OFF > "$OUT/configure-py.log" 2>&1 &&
+      cmake --build "$B" -j "$(nproc)" > "$OUT/build-py.log" 2>&1 ||
+      { tail -n 30 "$OUT/configure-py.log" "$OUT/build-py.log"; exit 1; }
+  fi
+  {
+    echo "== pytest, cuda backend =="
+    WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh -rs
+    echo "== pytest, simulator =="
+    RESIDENT_BACKEND=sim WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh
+    echo "== bench/python_overhead.py =="
+    PYTHONPATH="$PWD/$B-python" python3 bench/python_overhead.py
+  } > "$OUT/python.log" 2>&1
+  tail -n 60 "$OUT/python.log"
   exit 0
 fi
 

@@ -3,7 +3,8 @@
 # CUDA when a GPU answers), then again under AddressSanitizer + UndefinedBehaviorSanitizer
 # on the simulator, then (where clang is installed) a short run of each libFuzzer harness
 # of fuzz/ (scripts/fuzz.sh). RESIDENT_SKIP_SANITIZE=1 skips the sanitizer pass,
-# RESIDENT_SKIP_FUZZ=1 the fuzzers.
+# RESIDENT_SKIP_FUZZ=1 the fuzzers. The Python package's tests (pytest, python/tests) run after
+# the C tests, on the same backends (scripts/python-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -15,6 +16,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build build -j"$JOBS"
 ctest --test-dir build -j"$JOBS" --output-on-failure
 ./build/resident pipeline --size 8MB --kernels 3 >/dev/null
+echo "== Python package: build the extension against this build, then pytest =="
+bash scripts/python-test.sh
 if [ "${RESIDENT_SKIP_SANITIZE:-0}" != "1" ]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer (simulator) =="
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRESIDENT_SANITIZE=ON -DRESIDENT_CUDA=OFF \
