@@ -24,6 +24,9 @@
  *   - Streams and events (resident/stream.h) order and time device work.
  *   - Kernels (resident/kernel.h) run on device arrays; a host array passed to a launch is
  *     copied in and out IMPLICITLY - recorded as such, and refusable by the guard.
+ *   - Streamed execution (resident/streamed.h): rs_streamed_run pushes a host array
+ *     through the device in chunks over several streams, so that the copies of one chunk
+ *     overlap the kernels of another; the step is written once for a chunk.
  *   - rs_benchmark (resident/bench.h) times a function honestly: warm-up excluded, host
  *     time with synchronization, device time from events, and the copies inside.
  *   - Array operations (resident/ops.h, reduce.h, sort.h, random.h, linalg.h) are
@@ -164,5 +167,6 @@
 #include "resident/random.h"
 #include "resident/linalg.h"
 #include "resident/dlpack.h"
+#include "resident/streamed.h"
 
 #endif

@@ -676,6 +676,26 @@ static void case_cache_clear(fx *f) {
   rs_kernel_cache_clear(); /* void(void): only that it returns */
 }
 
+static rs_status streamed_step(rs_array *in, rs_array *out, rs_stream *s, void *u) {
+  (void)in, (void)out, (void)s, (void)u;
+  return RS_OK;
+}
+
+static void case_streamed(fx *f) { /* streamed.h */
+  rs_streamed_report rep;
+  rs_streamed_options zero = {0, 1}, over = {4, 1}, nostreams = {1, 0}, many = {1, RS_STREAMED_MAX_STREAMS + 1};
+  BAD(rs_streamed_run(NULL, f->h, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, NULL, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->h, NULL, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->dead, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->d, streamed_step, NULL, NULL, &rep)); /* device memory */
+  BAD(rs_streamed_run(f->d, f->h, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &zero, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &over, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &nostreams, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &many, &rep));
+}
+
 static void case_bench(fx *f) { /* bench.h */
   rs_bench_result r;
   rs_bench_options bo = rs_bench_defaults(), zero = bo, dead = bo, foreign = bo;
@@ -1211,6 +1231,7 @@ static const struct {
     {"rs_array_describe", case_array_meta},
     {"rs_bench_defaults", case_bench},
     {"rs_benchmark", case_bench},
+    {"rs_streamed_run", case_streamed},
     {"rs_bench_result_destroy", case_bench},
     {"rs_bench_summarize", case_bench},
     {"rs_bench_print", case_bench},

@@ -26,13 +26,23 @@ void rs_staging_destroy(rs_context *ctx) {
       ctx->vt->event_destroy(ctx->be, s->events[i]);
       ctx->vt->host_free(ctx->be, s->bufs[i]);
     }
-    rs_thread_pool_stop(&s->pool);
   }
+  if (s->pool_ready) rs_thread_pool_stop(&s->pool);
   pthread_mutex_destroy(&s->lock);
 }
 
 int rs_staging_applies(rs_context *ctx, size_t bytes, rs_copy_dir dir) {
   return ctx->staging->enabled && bytes >= RS_STAGING_MIN_BYTES && (dir == RS_DIR_H2D || dir == RS_DIR_D2H);
+}
+
+/* Lock held. The host threads, started once. */
+static rs_status rs_staging_threads(rs_staging *s) {
+  if (s->pool_ready) return RS_OK;
+  int threads = rs_host_cores();
+  if (threads > RS_STAGING_MAX_THREADS) threads = RS_STAGING_MAX_THREADS;
+  RS_TRY(rs_thread_pool_start(&s->pool, threads, "pageable staging"));
+  s->pool_ready = 1;
+  return RS_OK;
 }
 
 /* Lock held. On failure everything made so far is undone. */
@@ -50,9 +60,7 @@ static rs_status rs_staging_prepare(rs_context *ctx) {
       break;
     }
   }
-  int threads = rs_host_cores();
-  if (threads > RS_STAGING_MAX_THREADS) threads = RS_STAGING_MAX_THREADS;
-  if (st == RS_OK) st = rs_thread_pool_start(&s->pool, threads, "pageable staging");
+  if (st == RS_OK) st = rs_staging_threads(s);
   if (st != RS_OK) {
     for (int i = 0; i < made; i++) {
       ctx->vt->event_destroy(ctx->be, s->events[i]);
@@ -138,4 +146,16 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
     for (int k = 0; k < RS_STAGING_BUFFERS && st == RS_OK; k++) st = ctx->vt->event_synchronize(ctx->be, s->events[k]);
   pthread_mutex_unlock(&s->lock);
   return st;
+}
+
+void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes) {
+  rs_staging *s = ctx->staging;
+  pthread_mutex_lock(&s->lock);
+  int threads = rs_staging_threads(s) == RS_OK;
+  pthread_mutex_unlock(&s->lock);
+  /* The pool is safe to share: a staged copy running at the same time claims pieces too. */
+  if (threads)
+    rs_parallel_memcpy(&s->pool, dst, src, bytes);
+  else
+    memcpy(dst, src, bytes);
 }

@@ -22,7 +22,8 @@ typedef struct rs_staging {
   size_t chunk;
   void *bufs[RS_STAGING_BUFFERS];
   void *events[RS_STAGING_BUFFERS];
-  int ready; /* buffers, events and threads exist */
+  int ready; /* buffers and events exist */
+  int pool_ready; /* the threads exist */
   rs_thread_pool pool;
 } rs_staging;
 
@@ -41,5 +42,10 @@ int rs_staging_applies(struct rs_context *ctx, size_t bytes, rs_copy_dir dir);
  * H2D may still be in flight on the stream. */
 rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
                          void *stream);
+
+/* memcpy between two host buffers spread over the staging threads (started on first
+ * use; a plain memcpy if none can be started). For the pageable side of a streamed run,
+ * which stages through pinned buffers of its own. */
+void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes);
 
 #endif
