@@ -145,6 +145,9 @@
  *   RESIDENT_PAGEABLE_STAGING auto | on | off              copies from pageable host memory
  *                                                           through pinned staging buffers
  *                                                           (default auto: on for CUDA)
+ *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads of those copies, each
+ *                                                           with two 2 MiB pinned buffers
+ *                                                           (default 0 = min(cores, 8))
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H
