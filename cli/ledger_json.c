@@ -1,7 +1,7 @@
 #include "cli/ledger_json.h"
 
 static const char *rs_entry_kind_name(rs_entry_kind kind) {
-  return kind == RS_ENTRY_COPY ? "copy" : kind == RS_ENTRY_KERNEL ? "kernel" : "wait";
+  return kind == RS_ENTRY_COPY ? "copy" : kind == RS_ENTRY_KERNEL ? "kernel" : kind == RS_ENTRY_GRAPH ? "graph" : "wait";
 }
 
 rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx) {

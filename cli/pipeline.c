@@ -165,7 +165,7 @@ static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show) {
     }
     rs_ledger_entry e;
     if (rs_ledger_entry_at(ctx, i, &e) != RS_OK) return;
-    const char *op = e.kind == RS_ENTRY_COPY ? "copy" : e.kind == RS_ENTRY_KERNEL ? "kernel" : "wait";
+    const char *op = e.kind == RS_ENTRY_COPY ? "copy" : e.kind == RS_ENTRY_KERNEL ? "kernel" : e.kind == RS_ENTRY_GRAPH ? "graph" : "wait";
     fprintf(out, "  %5lld  %-6s %-4s %-9s", (long long)(dropped + i + 1), op,
            e.kind == RS_ENTRY_COPY ? rs_direction_name(e.dir) : "", e.kind == RS_ENTRY_COPY ? (e.implicit ? "implicit" : "explicit") : "");
     if (e.kind == RS_ENTRY_COPY)

@@ -27,6 +27,9 @@
  *   - Streamed execution (resident/streamed.h): rs_streamed_run pushes a host array
  *     through the device in chunks over several streams, so that the copies of one chunk
  *     overlap the kernels of another; the step is written once for a chunk.
+ *   - Graphs (resident/graph.h): rs_graph_begin_capture / rs_graph_end_capture record the
+ *     launches, ops and copies queued on a stream; rs_graph_launch replays them for about
+ *     the cost of one launch. Whatever would break a capture is refused by name.
  *   - rs_benchmark (resident/bench.h) times a function honestly: warm-up excluded, host
  *     time with synchronization, device time from events, and the copies inside.
  *   - Array operations (resident/ops.h, reduce.h, sort.h, random.h, linalg.h) are
@@ -171,5 +174,6 @@
 #include "resident/linalg.h"
 #include "resident/dlpack.h"
 #include "resident/streamed.h"
+#include "resident/graph.h"
 
 #endif

@@ -39,7 +39,7 @@ if [ "$PHASE" = stream ]; then
     [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
     cmake "${args[@]}" > "$OUT/configure-stream.log" 2>&1 || { tail -n 30 "$OUT/configure-stream.log"; exit 1; }
   fi
-  cmake --build "$B" -j "$(nproc)" --target resident_cli test_streamed test_staging bench_streamed \
+  cmake --build "$B" -j "$(nproc)" --target resident_cli test_streamed test_staging test_graph bench_streamed \
     bench_pageable bench_launch > "$OUT/build-stream.log" 2>&1 || { grep -E 'error' "$OUT/build-stream.log" | head -n 30; exit 1; }
   run() { echo "== $* =="; "$@"; echo; }
   {

@@ -696,6 +696,32 @@ static void case_streamed(fx *f) { /* streamed.h */
   BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &many, &rep));
 }
 
+static void case_graph(fx *f) { /* graph.h */
+  rs_graph *g = NULL;
+  int64_t n = 0;
+  BAD(rs_graph_begin_capture(NULL));
+  BAD(rs_graph_begin_capture(f->dead_s));
+  BAD(rs_graph_begin_capture(rs_stream_legacy(f->ctx)));
+  BAD(rs_graph_end_capture(NULL, f->s));
+  BAD(rs_graph_end_capture(&g, NULL));
+  BAD(rs_graph_end_capture(&g, f->dead_s));
+  BAD(rs_graph_end_capture(&g, f->s)); /* not capturing */
+  EXPECT(g == NULL);
+  BAD(rs_graph_launch(NULL, f->s));
+  BAD(rs_graph_get_counts(NULL, &n, &n, &n));
+  EXPECT(rs_graph_destroy(NULL) == RS_OK);
+  if (rs_graph_begin_capture(f->s) == RS_OK && rs_graph_end_capture(&g, f->s) == RS_OK) {
+    BAD(rs_graph_launch(g, f->dead_s));
+    BAD(rs_graph_launch(g, f->fs)); /* another context's stream */
+    EXPECT(rs_graph_destroy(g) == RS_OK);
+    BAD(rs_graph_destroy(g));
+    BAD(rs_graph_launch(g, f->s));
+    BAD(rs_graph_get_counts(g, &n, NULL, NULL));
+  } else {
+    EXPECT(0);
+  }
+}
+
 static void case_bench(fx *f) { /* bench.h */
   rs_bench_result r;
   rs_bench_options bo = rs_bench_defaults(), zero = bo, dead = bo, foreign = bo;
@@ -1232,6 +1258,11 @@ static const struct {
     {"rs_bench_defaults", case_bench},
     {"rs_benchmark", case_bench},
     {"rs_streamed_run", case_streamed},
+    {"rs_graph_begin_capture", case_graph},
+    {"rs_graph_end_capture", case_graph},
+    {"rs_graph_launch", case_graph},
+    {"rs_graph_get_counts", case_graph},
+    {"rs_graph_destroy", case_graph},
     {"rs_bench_result_destroy", case_bench},
     {"rs_bench_summarize", case_bench},
     {"rs_bench_print", case_bench},

@@ -119,6 +119,17 @@ typedef struct rs_backend_vtable {
   /* give what is not in use back to the device; with wait, first wait for the device's
    * queued work, so scratch freed in stream order is given back too */
   rs_status (*ops_scratch_release)(rs_backend *b, int wait);
+
+  /* graphs (version 2): work queued on a stream between graph_begin and graph_end is
+   * recorded into a graph instead of run; graph_launch replays it, in order, on any stream
+   * of the context, as often as asked. The stream is never the legacy default stream (the
+   * shared layer refuses it). */
+  rs_status (*graph_begin)(rs_backend *b, void *stream);
+  /* *graph: ready to launch; on failure the stream is back to normal and nothing is kept */
+  rs_status (*graph_end)(rs_backend *b, void *stream, void **graph);
+  rs_status (*graph_launch)(rs_backend *b, void *graph, void *stream);
+  /* replays still queued complete first (or keep what they use alive) */
+  rs_status (*graph_destroy)(rs_backend *b, void *graph);
 } rs_backend_vtable;
 
 /* ---- the descriptor: all a backend provides, found through the one registry ---------- */
@@ -128,7 +139,7 @@ typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend
 /* The shape and meaning of the descriptor and its three tables. Bump on any change: the
  * registry refuses a descriptor of another version rather than call through a table laid
  * out differently. */
-#define RS_BACKEND_DESC_VERSION 1
+#define RS_BACKEND_DESC_VERSION 2 /* 2: graphs */
 
 typedef struct rs_backend_desc {
   int version; /* RS_BACKEND_DESC_VERSION when the backend was built */

@@ -94,4 +94,8 @@ const rs_backend_vtable rs_cuda_vtable = {
     .device_async_usage = rs_cuda_device_async_usage,
     .ops_scratch_held = rs_cuda_ops_scratch_held,
     .ops_scratch_release = rs_cuda_ops_scratch_release,
+    .graph_begin = rs_cuda_graph_begin,
+    .graph_end = rs_cuda_graph_end,
+    .graph_launch = rs_cuda_graph_launch,
+    .graph_destroy = rs_cuda_graph_destroy,
 };

@@ -194,4 +194,8 @@ const rs_backend_vtable rs_sim_vtable = {
     .device_free_async = sim_device_free_async,
     .device_async_trim = sim_device_async_trim,
     .device_async_usage = sim_device_async_usage,
+    .graph_begin = sim_graph_begin,
+    .graph_end = sim_graph_end,
+    .graph_launch = sim_graph_launch,
+    .graph_destroy = sim_graph_destroy,
 };
