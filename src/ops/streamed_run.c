@@ -150,6 +150,7 @@ rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step s
   }
   if (st == RS_OK) fill_times(&r, rep->chunks);
   cleanup(&r);
+  rep->staging_ms = r.staging_ms;
   rep->wall_ms = rs_now_ms() - t0;
   return st;
 }
