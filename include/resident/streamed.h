@@ -91,8 +91,10 @@ typedef struct rs_streamed_report {
   int64_t copies;       /* chunk copies recorded by the ledger: 2 x chunks */
   int64_t bytes_h2d, bytes_d2h;
   double wall_ms;       /* host time of the whole call */
-  double copy_ms;       /* device time of the chunk copies, summed */
-  double step_ms;       /* device time of the steps, summed */
+  double copy_ms;       /* device time of the copies (both ways) as if run alone: the
+                           fastest chunk's time per row, times the rows (a chunk's own
+                           events also catch time queued behind other streams' work) */
+  double step_ms;       /* the same for the steps */
   double span_ms;       /* device time from the first copy in to the last copy out */
   double staging_ms;    /* host time spent copying pageable rows into and out of the
                            run's pinned buffers (overlapped with the device's work) */

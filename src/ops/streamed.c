@@ -116,9 +116,13 @@ static rs_status chunk_event(rs_streamed_run_state *r, const rs_streamed_chunk *
     if (!grown) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no memory for %lld events", who, (long long)cap);
     memset(grown + r->ev_cap, 0, (size_t)(cap - r->ev_cap) * sizeof *grown);
     r->ev = grown;
+    int64_t *rows = realloc(r->chunk_rows_of, (size_t)(cap / 4) * sizeof *rows);
+    if (!rows) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no memory for %lld chunks", who, (long long)cap / 4);
+    r->chunk_rows_of = rows;
     r->ev_cap = cap;
   }
   if (!r->ev[at]) RS_TRY(rs_event_create(&r->ev[at], r->ctx, 0));
+  if (k == 0) r->chunk_rows_of[c->index] = c->rows;
   return rs_event_record(r->ev[at], r->slots[c->slot].stream);
 }
 

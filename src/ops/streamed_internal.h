@@ -34,6 +34,7 @@ typedef struct rs_streamed_run_state {
    * after the step, after the copy out (stage_out holds the results) */
   rs_event **ev;
   int64_t ev_cap;
+  int64_t *chunk_rows_of; /* rows of each chunk, ev_cap / 4 of them */
   double staging_ms; /* host time of the pageable sides' memcpy */
   rs_streamed_report *rep;
 } rs_streamed_run_state;
