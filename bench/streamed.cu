@@ -149,7 +149,11 @@ static void res_explicit(Res &r, rs_array *host, int kernels) {
 }
 
 static rs_streamed_report res_streamed(Res &r, rs_array *host, int kernels, int given) {
-  rs_pipe_chain chain = {&r.pk, kernels, kA, kC};
+  /* One chain per kernel count at a fixed address: the run remembers its chosen sizes per
+   * step and user pointer, and 3 and 10 kernels want different ones. */
+  static rs_pipe_chain chains[2];
+  rs_pipe_chain *chain = &chains[kernels == 3 ? 0 : 1];
+  *chain = (rs_pipe_chain){&r.pk, kernels, kA, kC};
   rs_streamed_options o = RS_STREAMED_OPTIONS_AUTO;
   if (given) {
     int64_t rows = rs_array_shape(host)[0];
@@ -157,7 +161,7 @@ static rs_streamed_report res_streamed(Res &r, rs_array *host, int kernels, int 
     o.streams = 4;
   }
   rs_streamed_report rep;
-  RK(rs_streamed_run(host, host, rs_pipe_chain_step, &chain, &o, &rep));
+  RK(rs_streamed_run(host, host, rs_pipe_chain_step, chain, &o, &rep));
   return rep;
 }
 

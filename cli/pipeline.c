@@ -268,9 +268,10 @@ static void rs_pipe_print_summary(FILE *out, const rs_pipe_result res[2]) {
 
 /* What the streamed run did: its chunks and how much of the copy time the kernels hid. */
 static void rs_pipe_print_streamed(FILE *out, const rs_streamed_report *r) {
-  fprintf(out, "  streamed: %lld chunks of %lld elements over %d streams, %lld copies (%.1f MB in, %.1f MB out)\n",
-          (long long)r->chunks, (long long)r->chunk_rows, r->streams, (long long)r->copies, (double)r->bytes_h2d / 1e6,
-          (double)r->bytes_d2h / 1e6);
+  fprintf(out, "  streamed: %lld chunks of %lld elements over %d streams (%s), %lld copies (%.1f MB in, %.1f MB out)\n",
+          (long long)r->chunks, (long long)r->chunk_rows, r->streams,
+          r->probed ? "sizes chosen from a timed first chunk" : r->planned ? "sizes an earlier run chose" : "sizes given",
+          (long long)r->copies, (double)r->bytes_h2d / 1e6, (double)r->bytes_d2h / 1e6);
   fprintf(out, "  device: copies %.3f ms + kernels %.3f ms one after the other; overlapped they took %.3f ms\n",
           r->copy_ms, r->step_ms, r->span_ms);
   fprintf(out, "  copy time hidden behind the kernels: %.3f ms of %.3f ms (%.0f%%)\n", r->hidden_ms, r->copy_ms,
@@ -389,8 +390,10 @@ int rs_cmd_pipeline(int argc, char **argv) {
   rs_progress_note(&prog, "warm-up");
   rs_pipe_opts warm_o = o;
   warm_o.kernels = 1;
+  /* The streamed warm-up runs the whole chain: its first run chooses the chunk size from
+   * a timed first chunk, which later runs of the same chain reuse. */
   if (rs_pipe_run(&warm, ctx, &pk, host, &warm_o, RS_PIPE_EXPLICIT, NULL) != RS_OK ||
-      (o.streamed && rs_pipe_run(&warm, ctx, &pk, host, &warm_o, RS_PIPE_STREAMED, NULL) != RS_OK)) {
+      (o.streamed && rs_pipe_run(&warm, ctx, &pk, host, &o, RS_PIPE_STREAMED, NULL) != RS_OK)) {
     rs_progress_end(&prog);
     exit_code = rs_pipe_fail("warm-up");
     goto done;

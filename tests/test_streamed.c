@@ -83,6 +83,28 @@ static void test_streamed_chosen(rs_context *ctx) {
   seed_run(ctx, 0, 100000, &o);
 }
 
+/* A second run of the same step over the same shapes reuses the first one's sizes. */
+static void test_streamed_plan_reused(rs_context *ctx) {
+  static int user_a; /* a key of its own: the earlier tests used NULL */
+  int64_t n = 300000;
+  rs_array *a = make_host(ctx, 1, n);
+  CHECK(a != NULL);
+  rs_streamed_report r1, r2;
+  rs_status st = rs_streamed_run(a, a, seed_step, &user_a, NULL, &r1);
+  if (st == RS_OK) st = rs_streamed_run(a, a, seed_step, &user_a, NULL, &r2);
+  const float *p = rs_array_host_data(a);
+  int64_t bad = -1;
+  for (int64_t i = 0; i < n && bad < 0; i++)
+    if (p[i] != 64.0f * input(i) + 63.0f) bad = i;
+  rs_array_release(a);
+  CHECK_OK(st);
+  CHECK_MSG(bad < 0, "element %lld wrong after two runs", (long long)bad);
+  CHECK(r1.probed == 1 && r1.planned == 0);
+  CHECK(r2.probed == 0 && r2.planned == 1);
+  CHECK_EQ_I64(r2.chunk_rows, r1.chunk_rows);
+  CHECK_EQ_I64(r2.copies, 2 * r2.chunks);
+}
+
 /* Many small chunks over 2 streams: each buffer is reused every other chunk. */
 static void test_streamed_ordering_tight_reuse(rs_context *ctx) {
   rs_streamed_options o = {97, 2};
@@ -256,7 +278,8 @@ static void test_streamed_overlap_cuda(rs_context *ctx) {
 
 static const rs_test_case tests[] = {
     RS_TEST(test_streamed_pinned_given),  RS_TEST(test_streamed_pageable_given),
-    RS_TEST(test_streamed_chosen),        RS_TEST(test_streamed_ordering_tight_reuse),
+    RS_TEST(test_streamed_chosen),        RS_TEST(test_streamed_plan_reused),
+    RS_TEST(test_streamed_ordering_tight_reuse),
     RS_TEST(test_streamed_row_sum),       RS_TEST(test_streamed_step_fails),
     RS_TEST(test_streamed_bad_input),     RS_TEST(test_streamed_overlap_cuda),
 };

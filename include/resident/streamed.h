@@ -100,6 +100,9 @@ typedef struct rs_streamed_report {
                            run's pinned buffers (overlapped with the device's work) */
   double hidden_ms;     /* copy time hidden behind compute: copy_ms + step_ms - span_ms,
                            clamped to [0, copy_ms] */
+  int probed;           /* 1: this run timed its first chunk to choose the sizes */
+  int planned;          /* 1: the sizes came from an earlier run's probe (same step, user
+                           data, shapes and memory kinds in this process) */
   int64_t rows_done;    /* leading rows of dst that hold results */
   int64_t failed_chunk; /* -1 on success; the chunk whose step failed; -2: see above */
 } rs_streamed_report;
@@ -110,7 +113,10 @@ typedef struct rs_streamed_report {
  * times, measured with events, and the host time to queue it give the chunk count that
  * balances the pipeline's fill and drain (one chunk's stages) against the per-chunk
  * cost; 4 streams (3 stages in flight plus one being queued), fewer if there are fewer
- * chunks. report may be NULL; it is filled on failure too (failed_chunk, rows_done).
+ * chunks. The choice is remembered (process-wide, 16 plans): a later run of the same step
+ * and user data over the same shapes and memory kinds reuses it without a probe (the
+ * user pointer is part of the key: user data at one address that stands for different
+ * work - a struct on the stack, refilled - should come with explicit options). report may be NULL; it is filled on failure too (failed_chunk, rows_done).
  * Ownership: src and dst stay the caller's; nothing is kept after the call. */
 RS_API rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step step, void *user,
                                  const rs_streamed_options *options, rs_streamed_report *report);

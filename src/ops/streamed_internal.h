@@ -64,4 +64,10 @@ static inline rs_event *rs_streamed_ev(const rs_streamed_run_state *r, int64_t c
  * count for the rest; *chunk_rows / *streams given > 0 are kept. */
 rs_status rs_streamed_probe(rs_streamed_run_state *r, int64_t probe_rows, int64_t *chunk_rows, int *streams);
 
+/* Sizes a probe chose for the same step, shapes and memory kinds (pageable: bit 0 src,
+ * bit 1 dst) in an earlier run, kept process-wide: 1 and the sizes if there are some
+ * (*streams only where it is RS_STREAMED_AUTO). */
+int rs_streamed_plan_find(const rs_streamed_run_state *r, int pageable, int64_t *chunk_rows, int *streams);
+void rs_streamed_plan_keep(const rs_streamed_run_state *r, int pageable, int64_t chunk_rows, int streams);
+
 #endif

@@ -3,6 +3,7 @@
  * balances the pipeline's fill and drain (about one chunk of every stage but the
  * slowest, so fewer for more chunks) against what each chunk costs to queue (host time)
  * and to start on the device (a launch or copy gap per stage). */
+#include <pthread.h>
 #include "core/error.h"
 #include "ledger/ledger_hooks.h"
 #include "ops/streamed_internal.h"
@@ -65,4 +66,55 @@ rs_status rs_streamed_probe(rs_streamed_run_state *r, int64_t probe_rows, int64_
   *chunk_rows = (rest + best - 1) / best;
   if (*streams == RS_STREAMED_AUTO) *streams = best < RS_STREAMED_STREAMS ? (int)best : RS_STREAMED_STREAMS;
   return RS_OK;
+}
+
+/* ---- plans remembered across runs --------------------------------------------------------
+ * A run that chose its sizes from a probe leaves them here, keyed by what they depend on;
+ * the next run of the same step over the same shapes and memory kinds reuses them and
+ * skips the probe. Only a hint: a stale entry (a context freed and another made at the
+ * same address) costs speed, never correctness. */
+#define RS_STREAMED_PLANS 16
+
+typedef struct {
+  const void *ctx;
+  rs_streamed_step step;
+  void *user;
+  int64_t rows;
+  size_t row_in, row_out;
+  int pageable; /* bit 0: src, bit 1: dst */
+  int64_t chunk_rows;
+  int streams;
+  int used;
+} rs_streamed_plan;
+
+static rs_streamed_plan rs_plans[RS_STREAMED_PLANS];
+static unsigned rs_plans_next;
+static pthread_mutex_t rs_plans_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int rs_plan_matches(const rs_streamed_plan *p, const rs_streamed_run_state *r, int pageable) {
+  return p->used && p->ctx == r->ctx && p->step == r->step && p->user == r->user && p->rows == r->rows &&
+         p->row_in == r->row_in && p->row_out == r->row_out && p->pageable == pageable;
+}
+
+int rs_streamed_plan_find(const rs_streamed_run_state *r, int pageable, int64_t *chunk_rows, int *streams) {
+  int found = 0;
+  pthread_mutex_lock(&rs_plans_lock);
+  for (int i = 0; i < RS_STREAMED_PLANS && !found; i++)
+    if (rs_plan_matches(&rs_plans[i], r, pageable)) {
+      *chunk_rows = rs_plans[i].chunk_rows;
+      if (*streams == RS_STREAMED_AUTO) *streams = rs_plans[i].streams;
+      found = 1;
+    }
+  pthread_mutex_unlock(&rs_plans_lock);
+  return found;
+}
+
+void rs_streamed_plan_keep(const rs_streamed_run_state *r, int pageable, int64_t chunk_rows, int streams) {
+  pthread_mutex_lock(&rs_plans_lock);
+  rs_streamed_plan *p = NULL;
+  for (int i = 0; i < RS_STREAMED_PLANS && !p; i++)
+    if (rs_plan_matches(&rs_plans[i], r, pageable)) p = &rs_plans[i];
+  if (!p) p = &rs_plans[rs_plans_next++ % RS_STREAMED_PLANS];
+  *p = (rs_streamed_plan){r->ctx, r->step, r->user, r->rows, r->row_in, r->row_out, pageable, chunk_rows, streams, 1};
+  pthread_mutex_unlock(&rs_plans_lock);
 }

@@ -141,13 +141,22 @@ rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step s
   int streams = options ? options->streams : RS_STREAMED_AUTO;
   int64_t first = 0, index = 0;
   rs_status st = RS_OK;
-  if (chunk_rows == RS_STREAMED_AUTO) {
+  int pageable = (src->buf->kind == RS_MEM_HOST) | (dst->buf->kind == RS_MEM_HOST) << 1;
+  if (chunk_rows == RS_STREAMED_AUTO && rs_streamed_plan_find(&r, pageable, &chunk_rows, &streams)) {
+    rep->planned = 1; /* sizes a probe chose in an earlier run */
+  } else if (chunk_rows == RS_STREAMED_AUTO) {
     int64_t probe = r.rows / 64 > 0 ? r.rows / 64 : 1;
+    int asked = streams;
     st = rs_streamed_probe(&r, probe, &chunk_rows, &streams);
-    if (st == RS_OK) first = probe, index = 1;
-  } else if (streams == RS_STREAMED_AUTO) {
-    int64_t n = (r.rows + chunk_rows - 1) / chunk_rows;
-    streams = n < 4 ? (int)n : 4;
+    if (st == RS_OK) {
+      first = probe, index = 1;
+      rep->probed = 1;
+      rs_streamed_plan_keep(&r, pageable, chunk_rows, asked == RS_STREAMED_AUTO ? streams : RS_STREAMED_AUTO);
+    }
+  }
+  if (st == RS_OK && streams == RS_STREAMED_AUTO) {
+    int64_t n = (r.rows - first + chunk_rows - 1) / chunk_rows;
+    streams = n < 4 ? (int)(n > 0 ? n : 1) : 4;
   }
   if (st == RS_OK) {
     r.nslots = streams;
