@@ -7,6 +7,10 @@
 
 #include <resident.h>
 
+#ifdef __cplusplus
+extern "C" { /* bench/streamed.cu uses it too */
+#endif
+
 typedef struct rs_pipe_kernel {
   rs_kernel *k;
   rs_dtype dtype;
@@ -27,5 +31,9 @@ typedef struct rs_pipe_chain {
 } rs_pipe_chain;
 rs_status rs_pipe_chain_step(rs_array *in, rs_array *out, rs_stream *s, void *user);
 rs_status rs_pipe_kernel_destroy(rs_pipe_kernel *pk);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
