@@ -119,6 +119,35 @@ static void test_streamed_ordering_tight_reuse(rs_context *ctx) {
   seed_run(ctx, 1, 1000, &whole);
 }
 
+/* The device far behind the host: each chunk first sleeps on its stream, so the host
+ * queues every chunk long before the copies run. A staging buffer refilled, or a device
+ * buffer reused, before the copy that reads it has run would show as wrong values. */
+static rs_status slow_seed_step(rs_array *in, rs_array *out, rs_stream *s, void *user) {
+  (void)user;
+  H_OK(rs_t_sleep(rs_array_context(in), 0.5, s));
+  return seed_step(in, out, s, NULL);
+}
+
+static void test_streamed_ordering_slow_device(rs_context *ctx) {
+  int64_t n = 24 * 1000;
+  for (int pinned = 0; pinned < 2; pinned++) {
+    rs_array *src = make_host(ctx, pinned, n), *dst = make_host(ctx, !pinned, n);
+    CHECK(src && dst);
+    rs_streamed_options o = {1000, 2};
+    rs_streamed_report rep;
+    rs_status st = rs_streamed_run(dst, src, slow_seed_step, NULL, &o, &rep);
+    const float *d = rs_array_host_data(dst), *p = rs_array_host_data(src);
+    int64_t bad = -1;
+    for (int64_t i = 0; st == RS_OK && i < n && bad < 0; i++)
+      if (d[i] != 8.0f * input(i) + 7.0f || p[i] != input(i)) bad = i;
+    rs_array_release(src);
+    rs_array_release(dst);
+    CHECK_OK(st);
+    CHECK_MSG(bad < 0, "%s src: element %lld wrong (or src changed)", pinned ? "pinned" : "pageable", (long long)bad);
+    CHECK_EQ_I64(rep.chunks, 24);
+  }
+}
+
 /* A step whose output has another row shape: out is a separate buffer. */
 static rs_status row_sum(rs_array *in, rs_array *out, rs_stream *s, void *user) {
   (void)user;
@@ -279,7 +308,7 @@ static void test_streamed_overlap_cuda(rs_context *ctx) {
 static const rs_test_case tests[] = {
     RS_TEST(test_streamed_pinned_given),  RS_TEST(test_streamed_pageable_given),
     RS_TEST(test_streamed_chosen),        RS_TEST(test_streamed_plan_reused),
-    RS_TEST(test_streamed_ordering_tight_reuse),
+    RS_TEST(test_streamed_ordering_tight_reuse), RS_TEST(test_streamed_ordering_slow_device),
     RS_TEST(test_streamed_row_sum),       RS_TEST(test_streamed_step_fails),
     RS_TEST(test_streamed_bad_input),     RS_TEST(test_streamed_overlap_cuda),
 };
