@@ -61,7 +61,7 @@ struct rs_event {
 #define RS_MAX_CAPTURES 8
 typedef struct rs_capture {
   _Atomic int active;
-  void *native;                     /* the backend's stream */
+  _Atomic(void *) native;           /* the backend's stream */
   int64_t copies[4][2], bytes[4][2]; /* [direction][explicit, implicit], as rs_ledger_stats */
   int64_t kernels;
 } rs_capture;

@@ -60,6 +60,9 @@ static inline rs_event *rs_streamed_ev(const rs_streamed_run_state *r, int64_t c
   return r->ev[4 * chunk + k];
 }
 
+/* 1 if every stage of the chunk is timed (all 4 events recorded). */
+int rs_streamed_timed(const rs_streamed_run_state *r, int64_t chunk);
+
 /* Run chunk 0 alone (rows `probe_rows`) timed, and choose the chunk rows and stream
  * count for the rest; *chunk_rows / *streams given > 0 are kept. */
 rs_status rs_streamed_probe(rs_streamed_run_state *r, int64_t probe_rows, int64_t *chunk_rows, int *streams);

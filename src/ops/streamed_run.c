@@ -62,15 +62,15 @@ static double elapsed(rs_event *a, rs_event *b) {
 
 /* Device times from the chunks' events. A chunk's copy or step on one stream may wait
  * behind another stream's work on the same engine, and its events catch that wait too;
- * so each stage's time is its fastest chunk's time per row, times the rows: what the
- * stage takes running alone, which is what overlapping hides. */
+ * so each stage's time is its fastest timed chunk's time per row, times the rows: what
+ * the stage takes running alone, which is what overlapping hides. */
 static void fill_times(rs_streamed_run_state *r, int64_t chunks) {
   rs_streamed_report *rep = r->rep;
   double best[3] = {-1, -1, -1};
   for (int64_t i = 0; i < chunks; i++) {
     rs_event *e[4];
     for (int k = 0; k < 4; k++) e[k] = rs_streamed_ev(r, i, k);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3 && rs_streamed_timed(r, i); k++) {
       double per_row = elapsed(e[k], e[k + 1]) / (double)r->chunk_rows_of[i];
       if (best[k] < 0 || per_row < best[k]) best[k] = per_row;
     }
