@@ -8,6 +8,9 @@
  * (kernels counted by the ledger, not event-timed) and with RS_TIME_ALL (two events recorded
  * around every kernel), each with a fixed and a computed (occupancy) configuration. The target is 1.3x of raw CUDA C.
  *
+ * Then graphs (resident/graph.h): 10 and 100 launches captured once and replayed, per
+ * kernel, against direct launches on the same stream (target: at most half).
+ *
  *   bench/launch [launches per repeat, default 100000]
  */
 #include <stdio.h>
@@ -40,6 +43,48 @@ static double median(double *v, int n) {
 static int fail(const char *what, rs_status st) {
   fprintf(stderr, "launch: %s: %s: %s\n", what, rs_status_name(st), rs_last_error());
   return 1;
+}
+
+/* Microseconds per kernel of a graph of `per` launches of k captured on stream s, replayed
+ * n / per times, median of REPEATS; -1 on error. */
+static double graph_us(rs_context *ctx, rs_kernel *k, rs_array *d, rs_stream *s, int per, int n) {
+  rs_launch_config cfg = {.grid = {1}, .block = {1}, .stream = s};
+  rs_graph *g = NULL;
+  if (rs_graph_begin_capture(s) != RS_OK) return -1;
+  for (int i = 0; i < per; i++)
+    if (rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(d))) != RS_OK) {
+      rs_graph_end_capture(&g, s);
+      rs_graph_destroy(g);
+      return -1;
+    }
+  if (rs_graph_end_capture(&g, s) != RS_OK) return -1;
+  double t[REPEATS];
+  int replays = n / per > 0 ? n / per : 1;
+  for (int r = -1; r < REPEATS; r++) {
+    if (rs_ledger_reset(ctx) != RS_OK) return -1;
+    double t0 = now_s();
+    for (int i = 0; i < replays; i++)
+      if (rs_graph_launch(g, s) != RS_OK) return -1;
+    if (rs_stream_synchronize(s) != RS_OK) return -1;
+    if (r >= 0) t[r] = (now_s() - t0) / ((double)replays * per) * 1e6;
+  }
+  rs_graph_destroy(g);
+  return median(t, REPEATS);
+}
+
+/* The same n launches directly on stream s, per launch. */
+static double direct_us(rs_context *ctx, rs_kernel *k, rs_array *d, rs_stream *s, int n) {
+  rs_launch_config cfg = {.grid = {1}, .block = {1}, .stream = s};
+  double t[REPEATS];
+  for (int r = -1; r < REPEATS; r++) {
+    if (rs_ledger_reset(ctx) != RS_OK) return -1;
+    double t0 = now_s();
+    for (int i = 0; i < n; i++)
+      if (rs_kernel_launch(k, &cfg, RS_ARGS(rs_arg_array(d))) != RS_OK) return -1;
+    if (rs_stream_synchronize(s) != RS_OK) return -1;
+    if (r >= 0) t[r] = (now_s() - t0) / n * 1e6;
+  }
+  return median(t, REPEATS);
 }
 
 /* Microseconds per launch of k over n launches, median of REPEATS; -1 on error. */
@@ -97,6 +142,24 @@ int main(int argc, char **argv) {
   printf("%-58s %9.3f %9.2f\n", "resident, kernel timing on (RS_TIME_ALL), computed", on_computed, on_computed / raw_us);
   printf("target: within 1.3x of raw CUDA C: default %s, with kernel timing %s\n", off_fixed <= 1.3 * raw_us ? "met" : "NOT met",
          on_fixed <= 1.3 * raw_us ? "met" : "NOT met");
+  /* Graph replay (issue 16): the 10-kernel sequence captured once, replayed; per kernel,
+   * against direct launches on the same stream. Target: at most half the direct cost. */
+  rs_ledger_set_timing(ctx, RS_TIME_COPIES);
+  rs_stream *s = NULL;
+  if ((st = rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING)) != RS_OK) return fail("rs_stream_create", st);
+  double direct = direct_us(ctx, k, d, s, n);
+  double g10 = graph_us(ctx, k, d, s, 10, n);
+  double g100 = graph_us(ctx, k, d, s, 100, n);
+  if (direct < 0 || g10 < 0 || g100 < 0) {
+    fprintf(stderr, "launch: a graph measurement failed: %s\n", rs_last_error());
+    return 1;
+  }
+  printf("%-58s %9s %9s\n", "graphs: per kernel, on one non-blocking stream", "us", "x direct");
+  printf("%-58s %9.3f %9.2f\n", "resident, direct launches", direct, 1.0);
+  printf("%-58s %9.3f %9.2f\n", "resident, graph of 10 launches replayed", g10, g10 / direct);
+  printf("%-58s %9.3f %9.2f\n", "resident, graph of 100 launches replayed", g100, g100 / direct);
+  printf("target: graph of 10 at most 0.5x direct: %s\n", g10 <= 0.5 * direct ? "met" : "NOT met");
+  rs_stream_destroy(s);
   rs_array_release(d);
   rs_kernel_destroy(k);
   rs_context_destroy(ctx);

@@ -6,6 +6,7 @@ static const char *rs_entry_kind_name(rs_entry_kind kind) {
     case RS_ENTRY_KERNEL: return "kernel";
     case RS_ENTRY_WAIT: return "wait";
     case RS_ENTRY_PREFETCH: return "prefetch";
+    case RS_ENTRY_GRAPH: return "graph";
   }
   return "unknown";
 }

@@ -24,25 +24,31 @@ typedef struct {
   long kernels;
   size_t bytes;
   rs_dtype dtype;
-  int implicit, explicit_;
+  int implicit, explicit_, streamed;
   int pinned;
   rs_backend_kind backend;
   double bandwidth; /* GB/s; < 0 = measure */
   long show;        /* operations shown before eliding */
   rs_cli_output out;
+  long chunks, streams; /* streamed; RS_STREAMED_AUTO = chosen */
 } rs_pipe_opts;
 
 static void rs_pipe_usage(FILE *f) {
   fprintf(f,
           "usage: resident pipeline [options]\n"
-          "  Runs N kernels a[i] = a[i] * 1.0001 + 1 over one array in two styles and counts the copies:\n"
+          "  Runs N kernels a[i] = a[i] * 1.0001 + 1 over one array in up to three styles and counts the copies:\n"
           "    implicit  the host array is passed to every launch: copied in and out each time (2N copies)\n"
           "    explicit  to_device once, N launches on the device array, copy_to_host once (2 copies)\n"
+          "    streamed  rs_streamed_run: the array in chunks over several streams, the copies of one chunk\n"
+          "              overlapping the kernels of another (2 copies per chunk)\n"
           "options:\n"
           "  --kernels N        kernels in the chain (default 3)\n"
           "  --size S           array size with units: 100MB, 1GiB, 4096 (default 100MB)\n"
           "  --dtype T          float32 | float64 (default float32)\n"
-          "  --mode M           implicit | explicit | both (default both)\n"
+          "  --mode M           implicit | explicit | streamed | both (implicit and explicit) | all\n"
+          "                     (default both)\n"
+          "  --chunks N         streamed: chunks (default: chosen from a timed first chunk)\n"
+          "  --streams N        streamed: streams (default: chosen, 4 at most)\n"
           "  --host H           pageable | pinned host memory (default pageable)\n"
           "  --backend B        auto | cuda | sim (default auto: the GPU if one answers)\n"
           "  --bandwidth X      GB/s for the PCIe estimate, or 'measure' (default 12, a teaching figure)\n"
@@ -61,7 +67,8 @@ static int rs_pipe_bad(const char *fmt, const char *value) {
 
 /* 0 on success, else the exit status. */
 static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
-  *o = (rs_pipe_opts){3, 100000000, RS_FLOAT32, 1, 1, 0, RS_BACKEND_AUTO, RS_DEFAULT_PCIE_GBS, 40, {.command = "pipeline"}};
+  *o = (rs_pipe_opts){3, 100000000, RS_FLOAT32, 1, 1, 0, 0, RS_BACKEND_AUTO, RS_DEFAULT_PCIE_GBS, 40, {.command = "pipeline"},
+                      RS_STREAMED_AUTO, RS_STREAMED_AUTO};
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     const char *v;
@@ -78,10 +85,15 @@ static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
       if (rs_dtype_from_name(v, &o->dtype) != RS_OK || (o->dtype != RS_FLOAT32 && o->dtype != RS_FLOAT64))
         return rs_pipe_bad("--dtype '%s': expected float32 or float64", v);
     } else if ((v = rs_opt_value(argc, argv, &i, "--mode", &missing))) {
-      if (strcmp(v, "implicit") == 0) o->implicit = 1, o->explicit_ = 0;
-      else if (strcmp(v, "explicit") == 0) o->implicit = 0, o->explicit_ = 1;
-      else if (strcmp(v, "both") == 0) o->implicit = 1, o->explicit_ = 1;
-      else return rs_pipe_bad("--mode '%s': expected implicit, explicit or both", v);
+      int im = strcmp(v, "implicit") == 0, ex = strcmp(v, "explicit") == 0, sm = strcmp(v, "streamed") == 0;
+      int both = strcmp(v, "both") == 0, all = strcmp(v, "all") == 0;
+      if (!(im || ex || sm || both || all))
+        return rs_pipe_bad("--mode '%s': expected implicit, explicit, streamed, both or all", v);
+      o->implicit = im || both || all, o->explicit_ = ex || both || all, o->streamed = sm || all;
+    } else if ((v = rs_opt_value(argc, argv, &i, "--chunks", &missing))) {
+      if (rs_opt_int(&o->chunks, v, 1, 1000000)) return rs_pipe_bad("--chunks: %s", rs_last_error());
+    } else if ((v = rs_opt_value(argc, argv, &i, "--streams", &missing))) {
+      if (rs_opt_int(&o->streams, v, 1, RS_STREAMED_MAX_STREAMS)) return rs_pipe_bad("--streams: %s", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--host", &missing))) {
       if (strcmp(v, "pageable") == 0) o->pinned = 0;
       else if (strcmp(v, "pinned") == 0) o->pinned = 1;
@@ -153,10 +165,11 @@ static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show) {
     }
     rs_ledger_entry e;
     if (rs_ledger_entry_at(ctx, i, &e) != RS_OK) return;
-    const char *op = e.kind == RS_ENTRY_COPY     ? "copy"
-                     : e.kind == RS_ENTRY_KERNEL ? "kernel"
-                     : e.kind == RS_ENTRY_WAIT   ? "wait"
-                                                 : "prefetch";
+    const char *op = e.kind == RS_ENTRY_COPY       ? "copy"
+                     : e.kind == RS_ENTRY_KERNEL   ? "kernel"
+                     : e.kind == RS_ENTRY_WAIT     ? "wait"
+                     : e.kind == RS_ENTRY_PREFETCH ? "prefetch"
+                                                   : "graph";
     fprintf(out, "  %5lld  %-6s %-4s %-9s", (long long)(dropped + i + 1), op,
            e.kind == RS_ENTRY_COPY ? rs_direction_name(e.dir) : "", e.kind == RS_ENTRY_COPY ? (e.implicit ? "implicit" : "explicit") : "");
     if (e.kind == RS_ENTRY_COPY)
@@ -177,17 +190,36 @@ typedef struct {
   double wall_ms;
   rs_ledger_stats stats;
   double error;
+  rs_streamed_report streamed;
 } rs_pipe_result;
+
+enum { RS_PIPE_IMPLICIT, RS_PIPE_EXPLICIT, RS_PIPE_STREAMED, RS_PIPE_MODES };
+static const char *const rs_pipe_names[RS_PIPE_MODES] = {"implicit", "explicit", "streamed"};
+
+/* The streamed style: one call, the chain written once for a chunk. */
+static rs_status rs_pipe_streamed(rs_pipe_result *r, const rs_pipe_kernel *pk, rs_array *host, const rs_pipe_opts *o) {
+  rs_pipe_chain chain = {pk, o->kernels, RS_PIPE_A, RS_PIPE_C};
+  rs_streamed_options so = RS_STREAMED_OPTIONS_AUTO;
+  int64_t rows = rs_array_shape(host)[0];
+  if (o->chunks != RS_STREAMED_AUTO) so.chunk_rows = (rows + o->chunks - 1) / o->chunks;
+  if (so.chunk_rows > rows) so.chunk_rows = rows;
+  so.streams = (int)o->streams;
+  return rs_streamed_run(host, host, rs_pipe_chain_step, &chain, &so, &r->streamed);
+}
 
 /* One run of a style. The ledger is reset so it holds exactly this run. */
 static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, const rs_pipe_kernel *pk, rs_array *host,
-                             const rs_pipe_opts *o, int implicit, rs_progress *prog) {
+                             const rs_pipe_opts *o, int mode, rs_progress *prog) {
+  int implicit = mode == RS_PIPE_IMPLICIT;
   rs_pipe_fill(host);
   rs_status st = rs_ledger_reset(ctx);
   if (st != RS_OK) return st;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  if (implicit) {
+  if (mode == RS_PIPE_STREAMED) {
+    if (prog) rs_progress_note(prog, "streamed: %ld kernels per chunk", o->kernels);
+    st = rs_pipe_streamed(r, pk, host, o);
+  } else if (implicit) {
     for (long k = 0; st == RS_OK && k < o->kernels; k++) {
       if (prog) rs_progress_note(prog, "implicit: kernel %ld of %ld", k + 1, o->kernels);
       st = rs_pipe_kernel_launch(pk, host, RS_PIPE_A, RS_PIPE_C);
@@ -205,7 +237,7 @@ static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, const rs_pipe_k
     rs_array_release(dev);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (prog) rs_progress_note(prog, "%s: checking the result", implicit ? "implicit" : "explicit");
+  if (prog) rs_progress_note(prog, "%s: checking the result", rs_pipe_names[mode]);
   if (st != RS_OK) return st;
   r->wall_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
   st = rs_ledger_get_stats(ctx, &r->stats);
@@ -236,6 +268,34 @@ static void rs_pipe_print_summary(FILE *out, const rs_pipe_result res[2]) {
   else
     fprintf(out, ", but took %.1f%% MORE time here (%.2fx slower): the copies were not what cost the time\n",
             100.0 * (exp_ / imp - 1.0), imp > 0 ? exp_ / imp : 0.0);
+}
+
+/* What the streamed run did: its chunks and how much of the copy time the kernels hid. */
+static void rs_pipe_print_streamed(FILE *out, const rs_streamed_report *r) {
+  fprintf(out, "  streamed: %lld chunks of %lld elements over %d streams (%s), %lld copies (%.1f MB in, %.1f MB out)\n",
+          (long long)r->chunks, (long long)r->chunk_rows, r->streams,
+          r->probed ? "sizes chosen from a timed first chunk" : r->planned ? "sizes an earlier run chose" : "sizes given",
+          (long long)r->copies, (double)r->bytes_h2d / 1e6, (double)r->bytes_d2h / 1e6);
+  fprintf(out, "  device: copies %.3f ms + kernels %.3f ms one after the other; overlapped they took %.3f ms\n",
+          r->copy_ms, r->step_ms, r->span_ms);
+  fprintf(out, "  copy time hidden behind the kernels: %.3f ms of %.3f ms (%.0f%%)\n", r->hidden_ms, r->copy_ms,
+          r->copy_ms > 0 ? 100.0 * r->hidden_ms / r->copy_ms : 0.0);
+  if (r->staging_ms > 0)
+    fprintf(out, "  host staging of pageable memory: %.3f ms (overlapped with the device)\n", r->staging_ms);
+}
+
+static void rs_pipe_json_streamed(rs_json *j, const rs_streamed_report *r) {
+  rs_json_object(j, "streamed");
+  rs_json_int(j, "chunks", r->chunks);
+  rs_json_int(j, "chunk_elements", r->chunk_rows);
+  rs_json_int(j, "streams", r->streams);
+  rs_json_int(j, "copies", r->copies);
+  rs_json_number(j, "copy_ms", r->copy_ms);
+  rs_json_number(j, "kernel_ms", r->step_ms);
+  rs_json_number(j, "span_ms", r->span_ms);
+  rs_json_number(j, "hidden_ms", r->hidden_ms);
+  rs_json_number(j, "staging_ms", r->staging_ms);
+  rs_json_end(j);
 }
 
 static void rs_pipe_json_summary(rs_json *j, const rs_pipe_result res[2]) {
@@ -329,28 +389,36 @@ int rs_cmd_pipeline(int argc, char **argv) {
     exit_code = rs_pipe_fail("the pipeline's kernel");
     goto done;
   }
-  rs_pipe_result warm, res[2];
+  rs_pipe_result warm, res[RS_PIPE_MODES];
+  memset(res, 0, sizeof res);
   rs_progress_note(&prog, "warm-up");
-  if (rs_pipe_run(&warm, ctx, &pk, host, &(rs_pipe_opts){.kernels = 1}, 0, NULL) != RS_OK) {
+  rs_pipe_opts warm_o = o;
+  warm_o.kernels = 1;
+  /* The streamed warm-up runs the whole chain: its first run chooses the chunk size from
+   * a timed first chunk, which later runs of the same chain reuse. */
+  if (rs_pipe_run(&warm, ctx, &pk, host, &warm_o, RS_PIPE_EXPLICIT, NULL) != RS_OK ||
+      (o.streamed && rs_pipe_run(&warm, ctx, &pk, host, &o, RS_PIPE_STREAMED, NULL) != RS_OK)) {
     rs_progress_end(&prog);
     exit_code = rs_pipe_fail("warm-up");
     goto done;
   }
-  int modes[2] = {o.implicit, o.explicit_};
-  const char *names[2] = {"implicit", "explicit"};
-  for (int m = 0; m < 2; m++) {
+  int modes[RS_PIPE_MODES] = {o.implicit, o.explicit_, o.streamed};
+  static const char *const what[RS_PIPE_MODES] = {
+      "the host array is passed to every launch", "to_device once, launches on the device array, copy_to_host once",
+      "rs_streamed_run: chunks over several streams, copies overlapping the kernels"};
+  for (int m = 0; m < RS_PIPE_MODES; m++) {
     if (!modes[m]) continue;
-    fprintf(out, "\n== %s: %s ==\n", names[m],
-            m == 0 ? "the host array is passed to every launch" : "to_device once, launches on the device array, copy_to_host once");
-    if (rs_pipe_run(&res[m], ctx, &pk, host, &o, m == 0, &prog) != RS_OK) {
+    fprintf(out, "\n== %s: %s ==\n", rs_pipe_names[m], what[m]);
+    if (rs_pipe_run(&res[m], ctx, &pk, host, &o, m, &prog) != RS_OK) {
       rs_progress_end(&prog);
-      exit_code = rs_pipe_fail(names[m]);
+      exit_code = rs_pipe_fail(rs_pipe_names[m]);
       goto done;
     }
     rs_progress_end(&prog);
     rs_pipe_print_sequence(out, ctx, o.show);
     fprintf(out, "\n");
     rs_ledger_print(&res[m].stats, res[m].wall_ms, o.bandwidth, out);
+    if (m == RS_PIPE_STREAMED) rs_pipe_print_streamed(out, &res[m].streamed);
     double tol = (o.dtype == RS_FLOAT32 ? 2e-7 : 1e-15) * (double)(o.kernels + 1) * 4;
     int ok = res[m].error <= tol;
     fprintf(out, "  result vs CPU loop: %s (worst relative error %.3g, tolerance %.3g)\n", ok ? "OK" : "WRONG",
@@ -358,11 +426,12 @@ int rs_cmd_pipeline(int argc, char **argv) {
     if (!ok) exit_code = 1;
     if (j) {
       rs_json_object(j, NULL);
-      rs_json_string(j, "mode", names[m]);
+      rs_json_string(j, "mode", rs_pipe_names[m]);
       rs_json_number(j, "wall_ms", res[m].wall_ms);
       rs_json_bool(j, "result_ok", ok);
       rs_json_number(j, "max_relative_error", res[m].error);
       rs_json_number(j, "tolerance", tol);
+      if (m == RS_PIPE_STREAMED) rs_pipe_json_streamed(j, &res[m].streamed);
       rs_json_ledger_stats(j, &res[m].stats);
       if (rs_json_ledger_entries(j, ctx) != RS_OK) exit_code = rs_pipe_fail("ledger entries");
       rs_json_end(j);

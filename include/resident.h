@@ -29,6 +29,12 @@
  *   - Streams and events (resident/stream.h) order and time device work.
  *   - Kernels (resident/kernel.h) run on device arrays; a host array passed to a launch is
  *     copied in and out IMPLICITLY - recorded as such, and refusable by the guard.
+ *   - Streamed execution (resident/streamed.h): rs_streamed_run pushes a host array
+ *     through the device in chunks over several streams, so that the copies of one chunk
+ *     overlap the kernels of another; the step is written once for a chunk.
+ *   - Graphs (resident/graph.h): rs_graph_begin_capture / rs_graph_end_capture record the
+ *     launches, ops and copies queued on a stream; rs_graph_launch replays them for about
+ *     the cost of one launch. Whatever would break a capture is refused by name.
  *   - rs_benchmark (resident/bench.h) times a function honestly: warm-up excluded, host
  *     time with synchronization, device time from events, and the copies inside.
  *   - Array operations (resident/ops.h, reduce.h, sort.h, random.h, linalg.h) are
@@ -150,6 +156,9 @@
  *   RESIDENT_PAGEABLE_STAGING auto | on | off              copies from pageable host memory
  *                                                           through pinned staging buffers
  *                                                           (default auto: on for CUDA)
+ *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads of those copies, each
+ *                                                           with two 2 MiB pinned buffers
+ *                                                           (default 0 = min(cores, 8))
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H
@@ -173,5 +182,7 @@
 #include "resident/linalg.h"
 #include "resident/dlpack.h"
 #include "resident/ipc.h"
+#include "resident/streamed.h"
+#include "resident/graph.h"
 
 #endif

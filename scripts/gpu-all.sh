@@ -8,6 +8,9 @@
 #   PHASE=python the Python package on the build of PHASE=check: its pytest suite on the CUDA
 #                backend (interop with CuPy, PyTorch and Numba included) and on the simulator,
 #                then bench/python_overhead.py (y = x * 5 beside CuPy)
+#   PHASE=stream issue 16 alone, in one call from a bare machine: builds what it needs, runs
+#                the streamed/staging/graph tests on the GPU, `resident pipeline --mode all`,
+#                bench/streamed, bench/pageable (default threads, then 2 and 4) and bench/launch
 # Logs under $OUT.
 set -u -o pipefail
 OUT=${OUT:-/tmp/out}
@@ -51,6 +54,29 @@ if [ "$PHASE" = python ]; then
     PYTHONPATH="$PWD/$B-python" python3 bench/python_overhead.py
   } > "$OUT/python.log" 2>&1
   tail -n 60 "$OUT/python.log"
+  exit 0
+fi
+
+if [ "$PHASE" = stream ]; then
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    args=(-S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_CUDA_ARCHITECTURES=native)
+    [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+    cmake "${args[@]}" > "$OUT/configure-stream.log" 2>&1 || { tail -n 30 "$OUT/configure-stream.log"; exit 1; }
+  fi
+  cmake --build "$B" -j "$(nproc)" --target resident_cli test_streamed test_staging test_graph bench_streamed \
+    bench_pageable bench_launch > "$OUT/build-stream.log" 2>&1 || { grep -E 'error' "$OUT/build-stream.log" | head -n 30; exit 1; }
+  run() { echo "== $* =="; "$@"; echo; }
+  {
+    run ctest --test-dir "$B" -L cuda -R 'test_(streamed|staging|graph)' --output-on-failure --timeout 240
+    run "$B/resident" pipeline --mode all --kernels 10 --host pinned --show 8
+    run "$B/resident" pipeline --mode streamed --kernels 10 --show 8
+    run "$B/bench/streamed" --repeat 7
+    run "$B/bench/pageable" --repeat 9
+    RESIDENT_STAGING_THREADS=2 run "$B/bench/pageable" --repeat 7 --max 256
+    RESIDENT_STAGING_THREADS=4 run "$B/bench/pageable" --repeat 7 --max 256
+    run "$B/bench/launch"
+  } > "$OUT/stream.log" 2>&1
+  cat "$OUT/stream.log"
   exit 0
 fi
 

@@ -675,6 +675,52 @@ static void case_cache_clear(fx *f) {
   rs_kernel_cache_clear(); /* void(void): only that it returns */
 }
 
+static rs_status streamed_step(rs_array *in, rs_array *out, rs_stream *s, void *u) {
+  (void)in, (void)out, (void)s, (void)u;
+  return RS_OK;
+}
+
+static void case_streamed(fx *f) { /* streamed.h */
+  rs_streamed_report rep;
+  rs_streamed_options zero = {0, 1}, over = {4, 1}, nostreams = {1, 0}, many = {1, RS_STREAMED_MAX_STREAMS + 1};
+  BAD(rs_streamed_run(NULL, f->h, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, NULL, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->h, NULL, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->dead, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->d, streamed_step, NULL, NULL, &rep)); /* device memory */
+  BAD(rs_streamed_run(f->d, f->h, streamed_step, NULL, NULL, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &zero, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &over, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &nostreams, &rep));
+  BAD(rs_streamed_run(f->h, f->h, streamed_step, NULL, &many, &rep));
+}
+
+static void case_graph(fx *f) { /* graph.h */
+  rs_graph *g = NULL;
+  int64_t n = 0;
+  BAD(rs_graph_begin_capture(NULL));
+  BAD(rs_graph_begin_capture(f->dead_s));
+  BAD(rs_graph_begin_capture(rs_stream_legacy(f->ctx)));
+  BAD(rs_graph_end_capture(NULL, f->s));
+  BAD(rs_graph_end_capture(&g, NULL));
+  BAD(rs_graph_end_capture(&g, f->dead_s));
+  BAD(rs_graph_end_capture(&g, f->s)); /* not capturing */
+  EXPECT(g == NULL);
+  BAD(rs_graph_launch(NULL, f->s));
+  BAD(rs_graph_get_counts(NULL, &n, &n, &n));
+  EXPECT(rs_graph_destroy(NULL) == RS_OK);
+  if (rs_graph_begin_capture(f->s) == RS_OK && rs_graph_end_capture(&g, f->s) == RS_OK) {
+    BAD(rs_graph_launch(g, f->dead_s));
+    BAD(rs_graph_launch(g, f->fs)); /* another context's stream */
+    EXPECT(rs_graph_destroy(g) == RS_OK);
+    BAD(rs_graph_destroy(g));
+    BAD(rs_graph_launch(g, f->s));
+    BAD(rs_graph_get_counts(g, &n, NULL, NULL));
+  } else {
+    EXPECT(0);
+  }
+}
+
 static void case_bench(fx *f) { /* bench.h */
   rs_bench_result r;
   rs_bench_options bo = rs_bench_defaults(), zero = bo, dead = bo, foreign = bo;
@@ -1276,6 +1322,12 @@ static const struct {
     {"rs_array_describe", case_array_meta},
     {"rs_bench_defaults", case_bench},
     {"rs_benchmark", case_bench},
+    {"rs_streamed_run", case_streamed},
+    {"rs_graph_begin_capture", case_graph},
+    {"rs_graph_end_capture", case_graph},
+    {"rs_graph_launch", case_graph},
+    {"rs_graph_get_counts", case_graph},
+    {"rs_graph_destroy", case_graph},
     {"rs_bench_result_destroy", case_bench},
     {"rs_bench_summarize", case_bench},
     {"rs_bench_print", case_bench},

@@ -5,14 +5,19 @@
 #include "harness.h"
 #include "resident/ledger.h"
 
-/* A context with staging forced on (on CUDA it is on by default). */
-static rs_context *staged_context(rs_context *ctx) {
+/* A context with staging forced on (on CUDA it is on by default), on `threads` host
+ * threads ("" = the default). */
+static rs_context *staged_context_threads(rs_context *ctx, const char *threads) {
   setenv("RESIDENT_PAGEABLE_STAGING", "on", 1);
+  if (threads[0]) setenv("RESIDENT_STAGING_THREADS", threads, 1);
   rs_context *c = NULL;
   rs_status st = rs_context_create(&c, rs_context_backend(ctx), rs_context_device(ctx));
   unsetenv("RESIDENT_PAGEABLE_STAGING");
+  unsetenv("RESIDENT_STAGING_THREADS");
   return st == RS_OK ? c : NULL;
 }
+
+static rs_context *staged_context(rs_context *ctx) { return staged_context_threads(ctx, ""); }
 
 /* Inner bodies may return early on a failed CHECK; the caller destroys the context, which
  * frees whatever they left, and checks that nothing was left on success. */
@@ -71,6 +76,61 @@ static void test_sizes(rs_context *ctx) {
   rs_context_destroy(c);
 }
 
+/* Every lane count from 1 to 5 with sizes around the threshold (256 KiB), fewer pieces
+ * than lanes, exact multiples of a piece and ragged tails: each lane runs its own
+ * pipeline over its own buffers, and all of them together must make the same bytes. */
+static void test_lanes(rs_context *ctx) {
+  const int64_t sizes[] = {256 << 10, (256 << 10) + 1, 1 << 20, (3 << 20) + 4097, 16 << 20};
+  for (int lanes = 1; lanes <= 5; lanes++) {
+    char t[8];
+    snprintf(t, sizeof t, "%d", lanes);
+    rs_context *c = staged_context_threads(ctx, t);
+    CHECK(c != NULL);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      round_trip(c, sizes[i], 1000 + 10 * (uint64_t)lanes + i);
+      if (rs_t_.failed) printf("    (%d lanes, %lld bytes)\n", lanes, (long long)sizes[i]);
+    }
+    nothing_left(c);
+    rs_context_destroy(c);
+    CHECK_PASSING();
+  }
+}
+
+/* Buffers of one direction reused by the other on another stream: a D2H must not fill a
+ * lane's buffer while an H2D from it may still be in flight. */
+static void test_directions_and_streams(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  int64_t n = (int64_t)6 << 20;
+  rs_array *a = NULL, *b = NULL, *d1 = NULL, *d2 = NULL;
+  rs_stream *s1 = NULL, *s2 = NULL;
+  CHECK_OK(rs_stream_create(&s1, c, RS_STREAM_NON_BLOCKING));
+  CHECK_OK(rs_stream_create(&s2, c, RS_STREAM_NON_BLOCKING));
+  CHECK_OK(rs_host_array(&a, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&b, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&d1, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&d2, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  rs_t_pattern_(rs_array_host_data(a), (size_t)n, 7);
+  rs_t_pattern_(rs_array_host_data(b), (size_t)n, 8);
+  CHECK_OK(rs_array_copy(d1, a, s1));
+  CHECK_OK(rs_array_copy(d2, b, s2));
+  CHECK_OK(rs_array_copy(a, d2, s1)); /* swapped */
+  CHECK_OK(rs_array_copy(b, d1, s2));
+  rs_array *a2 = NULL, *b2 = NULL;
+  CHECK_OK(rs_host_array(&a2, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&b2, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  rs_t_pattern_(rs_array_host_data(a2), (size_t)n, 8);
+  rs_t_pattern_(rs_array_host_data(b2), (size_t)n, 7);
+  CHECK_BYTES_EQ(rs_array_host_data(a), rs_array_host_data(a2), (size_t)n);
+  CHECK_BYTES_EQ(rs_array_host_data(b), rs_array_host_data(b2), (size_t)n);
+  rs_array *all[] = {a, b, a2, b2, d1, d2};
+  for (int i = 0; i < 6; i++) CHECK_OK(rs_array_release(all[i]));
+  CHECK_OK(rs_stream_destroy(s1));
+  CHECK_OK(rs_stream_destroy(s2));
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
 static void test_strided(rs_context *ctx) {
   rs_context *c = staged_context(ctx);
   CHECK(c != NULL);
@@ -87,7 +147,18 @@ static void test_bad_setting(rs_context *ctx) {
   CHECK_EQ_I64(st, RS_ERR_PARSE);
   CHECK(rs_t_contains_(rs_last_error(), "RESIDENT_PAGEABLE_STAGING"));
   if (c) rs_context_destroy(c);
+  const char *bad[] = {"33", "-1", "x", "1.5", "4 "};
+  for (int i = 0; i < 5; i++) {
+    setenv("RESIDENT_STAGING_THREADS", bad[i], 1);
+    c = NULL;
+    st = rs_context_create(&c, rs_context_backend(ctx), 0);
+    unsetenv("RESIDENT_STAGING_THREADS");
+    CHECK_EQ_I64(st, RS_ERR_PARSE);
+    CHECK(rs_t_contains_(rs_last_error(), "RESIDENT_STAGING_THREADS"));
+    if (c) rs_context_destroy(c);
+  }
 }
 
-static const rs_test_case tests[] = {RS_TEST(test_sizes), RS_TEST(test_strided), RS_TEST(test_bad_setting)};
+static const rs_test_case tests[] = {RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_directions_and_streams),
+                                     RS_TEST(test_strided), RS_TEST(test_bad_setting)};
 RS_TEST_MAIN(tests)

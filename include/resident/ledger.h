@@ -51,11 +51,15 @@ RS_API const char *rs_direction_name(rs_direction dir);
 /* A prefetch (rs_array_prefetch) moves managed pages: it is not a copy (the data has one
  * home), so it is counted apart from copies; dir is RS_H2D for a prefetch to the device,
  * RS_D2H for one to the host. */
+/* RS_ENTRY_GRAPH: one replay of a graph (resident/graph.h); bytes, graph_copies and
+ * graph_kernels say what it held, and the totals count its copies and kernels as if each
+ * had been queued alone. */
 typedef enum rs_entry_kind {
   RS_ENTRY_COPY = 0,
   RS_ENTRY_KERNEL = 1,
   RS_ENTRY_WAIT = 2,
-  RS_ENTRY_PREFETCH = 3
+  RS_ENTRY_PREFETCH = 3,
+  RS_ENTRY_GRAPH = 4
 } rs_entry_kind;
 
 typedef struct rs_ledger_entry {
@@ -69,6 +73,8 @@ typedef struct rs_ledger_entry {
   double host_start_ms; /* host clock at the start, ms since the ledger's reset */
   double host_ms;       /* time the calling thread spent in the call */
   double device_ms;     /* device time from events; -1 if not timed (rs_ledger_set_timing) */
+  int64_t graph_copies; /* graphs: copies in one replay */
+  int64_t graph_kernels; /* graphs: kernels in one replay */
 } rs_ledger_entry;
 
 typedef struct rs_ledger_stats {
@@ -86,6 +92,9 @@ typedef struct rs_ledger_stats {
   int64_t prefetch_bytes[2];
   double prefetch_device_ms[2]; /* where timed (the copies' timing setting covers them) */
   double prefetch_host_ms[2];
+  int64_t graphs;         /* graph replays (their copies and kernels are in the counts above) */
+  double graph_host_ms;   /* host time of the replays' launches */
+  double graph_device_ms; /* device time of the replays, where timed */
 } rs_ledger_stats;
 
 /* Sums over directions and kinds (implicit: -1 both, 0 explicit, 1 implicit). A NULL s

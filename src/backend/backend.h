@@ -149,6 +149,16 @@ typedef struct rs_backend_vtable {
    * this context over another process's (record, wait, query, synchronize, destroy) */
   rs_status (*ipc_event_export)(rs_backend *b, void *ev, unsigned char *handle);
   rs_status (*ipc_event_open)(rs_backend *b, const unsigned char *handle, void **ev);
+  /* graphs (version 2): work queued on a stream between graph_begin and graph_end is
+   * recorded into a graph instead of run; graph_launch replays it, in order, on any stream
+   * of the context, as often as asked. The stream is never the legacy default stream (the
+   * shared layer refuses it). */
+  rs_status (*graph_begin)(rs_backend *b, void *stream);
+  /* *graph: ready to launch; on failure the stream is back to normal and nothing is kept */
+  rs_status (*graph_end)(rs_backend *b, void *stream, void **graph);
+  rs_status (*graph_launch)(rs_backend *b, void *graph, void *stream);
+  /* replays still queued complete first (or keep what they use alive) */
+  rs_status (*graph_destroy)(rs_backend *b, void *graph);
 } rs_backend_vtable;
 
 /* Bytes of a backend's interprocess memory handle (a cudaIpcMemHandle_t is 64). */
@@ -161,7 +171,7 @@ typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend
 /* The shape and meaning of the descriptor and its three tables. Bump on any change: the
  * registry refuses a descriptor of another version rather than call through a table laid
  * out differently. */
-#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async; managed prefetch and advice; IPC */
+#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async; managed prefetch and advice; IPC; graphs */
 
 typedef struct rs_backend_desc {
   int version; /* RS_BACKEND_DESC_VERSION when the backend was built */

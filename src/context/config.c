@@ -158,5 +158,8 @@ rs_status rs_config_from_env(rs_config *cfg) {
   int s = 0;
   RS_TRY(rs_env_word("RESIDENT_PAGEABLE_STAGING", staging, 3, &s));
   cfg->pageable_staging = modes[s];
+  int64_t lanes = 0;
+  RS_TRY(rs_env_count("RESIDENT_STAGING_THREADS", 0, RS_STAGING_MAX_THREADS, &lanes));
+  cfg->staging_threads = (int)lanes;
   return RS_OK;
 }

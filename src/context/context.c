@@ -134,6 +134,7 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
   rs_slab_init(&ctx->arrays, sizeof(struct rs_array));
   rs_slab_init(&ctx->streams, sizeof(struct rs_stream));
   rs_slab_init(&ctx->events, sizeof(struct rs_event));
+  rs_slab_init(&ctx->graphs, sizeof(struct rs_graph));
   rs_handle_init_static(&ctx->legacy.header, RS_MAGIC_STREAM);
   ctx->legacy.ctx = ctx;
   ctx->legacy.role = RS_STREAM_ROLE_LEGACY;
@@ -149,6 +150,7 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
     rs_slab_destroy(&ctx->arrays);
     rs_slab_destroy(&ctx->streams);
     rs_slab_destroy(&ctx->events);
+    rs_slab_destroy(&ctx->graphs);
     rs_memory_destroy(ctx);
     vt->close(ctx->be);
     free(store);
@@ -181,6 +183,12 @@ static void rs_free_live_event(void *object, void *arg) {
   ctx->vt->event_destroy(ctx->be, ev->native);
 }
 
+static void rs_free_live_graph(void *object, void *arg) {
+  struct rs_graph *g = object;
+  rs_context *ctx = arg;
+  ctx->vt->graph_destroy(ctx->be, g->native);
+}
+
 static void rs_context_teardown(rs_context *ctx) {
   rs_context_store *store = (rs_context_store *)ctx; /* ctx is its first member */
   ctx->vt->synchronize(ctx->be);
@@ -188,6 +196,7 @@ static void rs_context_teardown(rs_context *ctx) {
   rs_slab_each_live(&ctx->arrays, rs_free_live_array, ctx);
   rs_slab_each_live(&ctx->streams, rs_free_live_stream, ctx);
   rs_slab_each_live(&ctx->events, rs_free_live_event, ctx);
+  rs_slab_each_live(&ctx->graphs, rs_free_live_graph, ctx);
   /* After the last buffer: the caches go back to the device before the backend closes. */
   rs_memory_destroy(ctx);
   rs_staging_destroy(ctx);
@@ -197,6 +206,7 @@ static void rs_context_teardown(rs_context *ctx) {
   rs_slab_destroy(&ctx->arrays);
   rs_slab_destroy(&ctx->streams);
   rs_slab_destroy(&ctx->events);
+  rs_slab_destroy(&ctx->graphs);
   free(store);
 }
 

@@ -14,6 +14,9 @@
 #define RS_SIM_MAX_THREADS 1024
 #define RS_SIM_MAX_DEVICES 64
 
+/* The most host threads of staged pageable copies (RESIDENT_STAGING_THREADS at most). */
+#define RS_STAGING_MAX_THREADS 32
+
 typedef enum rs_staging_mode { RS_STAGING_AUTO = 0, RS_STAGING_ON, RS_STAGING_OFF } rs_staging_mode;
 
 typedef struct rs_config {
@@ -32,6 +35,7 @@ typedef struct rs_config {
   int64_t max_pending_count;   /* RESIDENT_MAX_PENDING_DEALLOCS_COUNT (default 10, >= 1) */
   double max_pending_ratio;    /* RESIDENT_MAX_PENDING_DEALLOCS_RATIO (default 0.2, in (0, 1]) */
   rs_staging_mode pageable_staging; /* RESIDENT_PAGEABLE_STAGING: auto|on|off */
+  int staging_threads;         /* RESIDENT_STAGING_THREADS: host threads of staged copies (0 = chosen) */
 } rs_config;
 
 /* Fill cfg from the environment (src/context/config.c). An unparsable value is an error naming the variable

@@ -54,13 +54,32 @@ struct rs_event {
   unsigned flags;
 };
 
+/* A stream being captured into a graph (resident/graph.h), and what the capture holds.
+ * Written by src/stream/graph.c; read by every layer that must not do on such a stream
+ * what would break the capture or count captured work as done (the memory layer's
+ * events, the ledger's entries and timing events, the copy path's host waits). */
+#define RS_MAX_CAPTURES 8
+typedef struct rs_capture {
+  _Atomic int active;
+  _Atomic(void *) native;           /* the backend's stream */
+  int64_t copies[RS_DIRECTIONS][2], bytes[RS_DIRECTIONS][2]; /* [direction][explicit, implicit], as rs_ledger_stats */
+  int64_t kernels;
+} rs_capture;
+
+struct rs_graph {
+  rs_handle_header header;
+  struct rs_context *ctx;
+  void *native;      /* the backend's graph */
+  rs_capture contents; /* what one replay does (counts only; active stays 0) */
+};
+
 struct rs_context {
   const struct rs_backend_vtable *vt;
   struct rs_backend *be;
   rs_backend_kind kind;
   int device;
   rs_config cfg;
-  rs_slab arrays, streams, events;
+  rs_slab arrays, streams, events, graphs;
   _Atomic int64_t buffers, device_bytes, host_bytes;
   struct rs_stream legacy;     /* built-in, not counted as live */
   struct rs_stream per_thread; /* built-in, not counted as live */
@@ -69,7 +88,21 @@ struct rs_context {
   struct rs_ledger *ledger;   /* src/ledger */
   struct rs_guard *guard;     /* src/ledger */
   struct rs_staging *staging; /* pinned buffers for pageable copies (src/transfer/staging.c) */
+  _Atomic int ncaptures;      /* captures open now: 0 makes rs_capture_of one load */
+  rs_capture captures[RS_MAX_CAPTURES];
 };
+
+/* The capture of native stream `native` if one is open, else NULL. A NULL native (the
+ * legacy default stream, which is never captured) finds one if ANY capture is open when
+ * `any` is set: work there would join the captured streams. */
+static inline rs_capture *rs_capture_of(rs_context *ctx, void *native, int any) {
+  if (!ctx || atomic_load_explicit(&ctx->ncaptures, memory_order_acquire) == 0) return NULL;
+  for (int i = 0; i < RS_MAX_CAPTURES; i++)
+    if (atomic_load_explicit(&ctx->captures[i].active, memory_order_acquire) &&
+        (ctx->captures[i].native == native || (any && !native)))
+      return &ctx->captures[i];
+  return NULL;
+}
 
 /* Validate an array handle (NULL, released) with the caller's name in the message. */
 static inline rs_status rs_array_check(const rs_array *a, const char *who) {

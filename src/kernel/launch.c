@@ -209,6 +209,9 @@ rs_status rs_launch_stage_in(rs_launch_args *la) {
     RS_TRY(rs_group_check(la, i, &g));
     rs_copy_cause cause = {1, la->kernel, rs_param_of(la, i)};
     size_t bytes = rs_group_bytes(la, i, &g);
+    /* Inside a graph capture an implicit copy is refused before anything is allocated. */
+    if (g.copy_in || g.copy_out)
+      RS_TRY(rs_guard_capture_check(la->ctx, la->stream, g.copy_in ? RS_DIR_H2D : RS_DIR_D2H, 1, &cause));
     if (g.copy_in) RS_TRY(rs_guard_precheck(la->ctx, RS_DIR_H2D, bytes, &cause));
     if (g.copy_out) RS_TRY(rs_guard_precheck(la->ctx, RS_DIR_D2H, bytes, &cause));
   }

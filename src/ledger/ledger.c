@@ -97,11 +97,17 @@ static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
       s->prefetch_host_ms[to_device] += e->host_ms;
       break;
     }
+    case RS_ENTRY_GRAPH: /* its contents are added by rs_ledger_graph_end */
+      s->graphs++;
+      s->graph_host_ms += e->host_ms;
+      break;
   }
 }
 
 static void rs_stats_add_device(rs_ledger_stats *s, const rs_pending_timing *p, double ms) {
-  if (p->kind == RS_ENTRY_KERNEL)
+  if (p->kind == RS_ENTRY_GRAPH)
+    s->graph_device_ms += ms;
+  else if (p->kind == RS_ENTRY_KERNEL)
     s->kernel_device_ms += ms;
   else if (p->kind == RS_ENTRY_PREFETCH)
     s->prefetch_device_ms[p->dir == RS_H2D] += ms;
@@ -171,7 +177,8 @@ static void rs_ledger_resolve(rs_context *ctx, int wait) {
 
 static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsigned kind) {
   rs_ledger_token t = {-1, rs_now_ms(), NULL};
-  if (atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) {
+  /* A captured stream runs nothing now: no events there (they would be captured too). */
+  if ((atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) && !rs_capture_of(ctx, stream, 0)) {
     t.ev_start = rs_ledger_event(ctx);
     if (t.ev_start && ctx->vt->event_record(ctx->be, t.ev_start, stream) != RS_OK) {
       ctx->vt->event_destroy(ctx->be, t.ev_start);
@@ -217,6 +224,14 @@ rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t by
 
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
                         const rs_copy_cause *cause, void *stream) {
+  rs_capture *c = rs_capture_of(ctx, stream, 0);
+  if (c) { /* captured, not done: counted into the graph, recorded when it is launched */
+    pthread_mutex_lock(&ctx->ledger->lock);
+    c->copies[dir][cause->implicit ? 1 : 0]++;
+    c->bytes[dir][cause->implicit ? 1 : 0] += (int64_t)bytes;
+    pthread_mutex_unlock(&ctx->ledger->lock);
+    return;
+  }
   rs_ledger_entry e;
   memset(&e, 0, sizeof e);
   e.kind = RS_ENTRY_COPY;
@@ -249,6 +264,13 @@ rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, void *stream) {
 }
 
 void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *name, void *stream) {
+  rs_capture *c = rs_capture_of(ctx, stream, 0);
+  if (c) {
+    pthread_mutex_lock(&ctx->ledger->lock);
+    c->kernels++;
+    pthread_mutex_unlock(&ctx->ledger->lock);
+    return;
+  }
   rs_ledger_entry e;
   memset(&e, 0, sizeof e);
   e.kind = RS_ENTRY_KERNEL;
@@ -273,7 +295,63 @@ static void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
   pthread_mutex_unlock(&l->lock);
 }
 
+rs_status rs_ledger_graph_begin(rs_context *ctx, void *stream, rs_ledger_token *token) {
+  *token = rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS); /* timed as kernels are */
+  return RS_OK;
+}
+
+void rs_ledger_token_drop(rs_context *ctx, rs_ledger_token token) {
+  if (!token.ev_start) return;
+  pthread_mutex_lock(&ctx->ledger->lock);
+  rs_ledger_spare(ctx, token.ev_start);
+  pthread_mutex_unlock(&ctx->ledger->lock);
+}
+
+void rs_ledger_graph_end(rs_context *ctx, rs_ledger_token token, const rs_capture *g, void *stream) {
+  rs_ledger *l = ctx->ledger;
+  rs_ledger_entry e;
+  memset(&e, 0, sizeof e);
+  e.kind = RS_ENTRY_GRAPH;
+  e.arg = -1;
+  snprintf(e.cause, sizeof e.cause, "rs_graph_launch");
+  for (int d = 0; d < RS_DIRECTIONS; d++)
+    for (int i = 0; i < 2; i++) {
+      e.graph_copies += g->copies[d][i];
+      e.bytes += (size_t)g->bytes[d][i];
+    }
+  e.graph_kernels = g->kernels;
+  /* What the replay did, in the totals and every open scope, as if each had run alone. */
+  pthread_mutex_lock(&l->lock);
+  rs_ledger_stats *all[RS_LEDGER_MAX_SCOPES + 1];
+  int n = 0;
+  all[n++] = &l->totals;
+  for (int i = 0; i < l->depth; i++) all[n++] = &l->scopes[i].stats;
+  for (int k = 0; k < n; k++) {
+    for (int d = 0; d < RS_DIRECTIONS; d++)
+      for (int i = 0; i < 2; i++) {
+        all[k]->copies[d][i] += g->copies[d][i];
+        all[k]->bytes[d][i] += g->bytes[d][i];
+      }
+    all[k]->kernels += g->kernels;
+  }
+  pthread_mutex_unlock(&l->lock);
+  rs_ledger_timed_end(ctx, token, &e, stream);
+}
+
+/* A host wait that would break a capture: refused, naming the call and the stream. */
+static rs_status rs_wait_breaks_capture(rs_context *ctx, rs_wait_on on, void *native, const char *cause) {
+  rs_capture *c = NULL;
+  if (on == RS_WAIT_STREAM) c = rs_capture_of(ctx, native, 1);
+  else if (on == RS_WAIT_DEVICE) c = rs_capture_of(ctx, NULL, 1);
+  if (!c) return RS_OK;
+  return rs_fail(RS_ERR_STATE,
+                 "%s: a host wait for %s while stream %p is being captured into a graph: the capture would "
+                 "break (end it with rs_graph_end_capture first)",
+                 cause, on == RS_WAIT_STREAM && native ? "the stream" : "the device", c->native);
+}
+
 rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, const char *cause) {
+  RS_TRY(rs_wait_breaks_capture(ctx, on, native, cause));
   double t0 = rs_now_ms();
   rs_status st;
   switch (on) {

@@ -62,6 +62,20 @@ void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *na
 rs_ledger_token rs_ledger_prefetch_begin(rs_context *ctx, void *stream);
 void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_device, size_t bytes, const char *cause,
                             void *stream);
+/* A graph replay (resident/graph.h): one entry, its contents (what the capture counted)
+ * added to the totals and open scopes; device time from events when timing is on. */
+rs_status rs_ledger_graph_begin(rs_context *ctx, void *stream, rs_ledger_token *token);
+void rs_ledger_graph_end(rs_context *ctx, rs_ledger_token token, const rs_capture *contents, void *stream);
+/* Forget a token whose work was never queued (its launch failed). */
+void rs_ledger_token_drop(rs_context *ctx, rs_ledger_token token);
+
+/* On a stream being captured (core/objects.h: rs_capture_of) copies and kernels are not
+ * recorded as entries but counted into the capture, no timing events are recorded there,
+ * and rs_ledger_timed_wait refuses to wait (RS_ERR_STATE): the wait would break the capture.
+ * The guard's part: a copy that would need the host during a capture (pageable or
+ * non-contiguous host side, an implicit copy at a launch) is refused here. */
+rs_status rs_guard_capture_check(rs_context *ctx, void *stream, rs_copy_dir dir, int needs_host,
+                                 const rs_copy_cause *cause);
 
 /* Host monotonic clock in milliseconds. */
 double rs_now_ms(void);

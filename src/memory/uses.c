@@ -158,6 +158,9 @@ void rs_memory_track_drop(rs_context *ctx, rs_mem_track *track) {
 
 void rs_memory_note_use(rs_buffer *buf, void *native_stream) {
   if (!buf || buf->bytes == 0) return;
+  /* Work captured into a graph runs at its replays, not now: no event to record (it
+   * would be captured too). Memory a graph uses must outlive its replays (graph.h). */
+  if (rs_capture_of(buf->ctx, native_stream, 0)) return;
   if (!buf->owned) {
     /* Foreign memory: every use is recorded, so that its owner's release callback waits
      * for all of them (rs_foreign_release); without a callback nothing waits. */
@@ -181,6 +184,9 @@ void rs_memory_note_use(rs_buffer *buf, void *native_stream) {
 
 rs_status rs_memory_prepare_use(rs_buffer *buf, void *native_stream) {
   if (!buf || !buf->owned || buf->kind != RS_MEM_DEVICE || !buf->mem.ready) return RS_OK;
+  /* A wait for an event recorded outside a capture cannot be part of it; the capture
+   * begins after the stream waited for the device's earlier work (rs_graph_begin_capture). */
+  if (rs_capture_of(buf->ctx, native_stream, 0)) return RS_OK;
   if (native_stream == buf->mem.alloc_stream) return RS_OK;
   rs_context *ctx = buf->ctx;
   rs_memory *m = ctx->mem;

@@ -59,6 +59,9 @@ rs_status rs_event_record(rs_event *ev, rs_stream *s) {
   RS_TRY(rs_event_check(ev, "rs_event_record"));
   void *native = NULL;
   RS_TRY(rs_event_stream(ev, s, &native, "rs_event_record"));
+  if (rs_capture_of(ev->ctx, native, 0))
+    return rs_fail(RS_ERR_STATE, "rs_event_record: the stream is being captured into a graph; record events "
+                                 "before or after the capture");
   return ev->ctx->vt->event_record(ev->ctx->be, ev->native, native);
 }
 
@@ -86,6 +89,9 @@ rs_status rs_stream_wait_event(rs_stream *s, rs_event *ev) {
   RS_TRY(rs_event_check(ev, "rs_stream_wait_event"));
   void *native = NULL;
   RS_TRY(rs_event_stream(ev, s, &native, "rs_stream_wait_event"));
+  if (rs_capture_of(ev->ctx, native, 0))
+    return rs_fail(RS_ERR_STATE, "rs_stream_wait_event: the stream is being captured into a graph; a wait for "
+                                 "an event recorded outside the capture cannot be replayed");
   return ev->ctx->vt->stream_wait_event(ev->ctx->be, native, ev->native);
 }
 

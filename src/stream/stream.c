@@ -88,6 +88,9 @@ rs_status rs_stream_destroy(rs_stream *s) {
     return rs_fail(RS_ERR_INVALID_ARGUMENT,
                    "rs_stream_destroy: the built-in %s stream belongs to the context",
                    s->role == RS_STREAM_ROLE_LEGACY ? "legacy default" : "per-thread default");
+  if (rs_capture_of(s->ctx, rs_stream_native_of(s), 0))
+    return rs_fail(RS_ERR_STATE, "rs_stream_destroy: the stream is being captured into a graph; end the capture "
+                                 "(rs_graph_end_capture) first");
   RS_TRY(rs_handle_claim(s, RS_MAGIC_STREAM, "rs_stream_destroy"));
   rs_context *ctx = s->ctx;
   if (s->role == RS_STREAM_ROLE_USER) {

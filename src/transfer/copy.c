@@ -195,14 +195,18 @@ rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream,
   rs_copy_dir dir = rs_copy_direction(dst, src);
   size_t bytes = rs_array_nbytes(dst);
   RS_TRY(rs_guard_check(ctx, dir, bytes, cause));
+  int pageable = rs_buffer_effective_kind(dst->buf) == RS_MEM_HOST ||
+                 rs_buffer_effective_kind(src->buf) == RS_MEM_HOST;
+  /* A copy that needs the host (a pageable side, or a temporary for a non-contiguous
+   * one, both synchronized below) cannot be captured into a graph. */
+  int strided_host = !rs_same_dense_layout(dst, src) && dir != RS_DIR_D2D;
+  RS_TRY(rs_guard_capture_check(ctx, native, dir, pageable || strided_host, cause));
   if (bytes == 0) return RS_OK;
 
   /* Pageable memory cannot be reached asynchronously: the copy is only done when the
    * stream is. The host then waits for the earlier work on the stream as well; that
    * wait is recorded on its own, so a slow blocking copy shows whether it was copying
    * or waiting for kernels (the seed's slow `print(out[2])`). */
-  int pageable = rs_buffer_effective_kind(dst->buf) == RS_MEM_HOST ||
-                 rs_buffer_effective_kind(src->buf) == RS_MEM_HOST;
   if (pageable) RS_TRY(rs_wait_for_earlier_work(ctx, native, who));
 
   /* Memory reused from a cache may still be in use by earlier work on the stream it was

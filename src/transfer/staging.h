@@ -1,35 +1,48 @@
-/* Internal: pageable copies at near-pinned speed.
+/* Internal: pageable copies at pinned speed.
  *
  * The device cannot read pageable memory directly: the driver copies it through its own
- * small pinned buffers on one thread (about 8 GB/s H2D on the H200). Here a large copy
- * is cut into chunks that go through a ring of pinned staging buffers: the host side of
- * each chunk is spread over a few threads while the DMA engine moves the previous
- * chunk, so the two overlap. Used by the copy path for contiguous blocks that have a
- * pageable side. */
+ * small pinned buffers on one thread (about 8 GB/s H2D on the H200). Here a copy is cut
+ * into pieces spread over a crew of host threads (lanes). Each lane owns two pinned
+ * buffers, reused across calls, and runs its own pipeline: it copies a piece into one
+ * buffer with memcpy while the DMA engine moves the piece before it out of the other
+ * (H2D), or memcpys one piece out while the next one arrives (D2H). The memcpy rate of
+ * one thread (10-20 GB/s) is what limits the driver's path; several lanes at once go past
+ * the link, and pieces small enough that every lane has several keep the fill and drain
+ * of the pipeline short at every size. Used by the copy path for contiguous blocks that
+ * have a pageable side. */
 #ifndef RS_TRANSFER_STAGING_H
 #define RS_TRANSFER_STAGING_H
 
 #include <pthread.h>
 #include "backend/backend.h"
+#include "core/crew.h"
 #include "core/objects.h"
-#include "core/thread_pool.h"
 
-#define RS_STAGING_BUFFERS 4
+/* The most lanes (RESIDENT_STAGING_THREADS at most) and the default (fewer if the host
+ * has fewer cores). */
+#define RS_STAGING_MAX_LANES RS_STAGING_MAX_THREADS
+#define RS_STAGING_DEFAULT_LANES 8
+
+typedef struct rs_staging_lane {
+  void *bufs[2];   /* pinned, RS_STAGING_PIECE_MAX bytes each */
+  void *events[2]; /* recorded after the last DMA that used the buffer */
+  int used[2];     /* the event was recorded and not waited for since */
+} rs_staging_lane;
 
 typedef struct rs_staging {
-  pthread_mutex_t lock; /* one staged copy at a time per context */
+  pthread_mutex_t lock; /* one staged copy (or host copy) at a time per context */
   int enabled;
-  size_t chunk;
-  void *bufs[RS_STAGING_BUFFERS];
-  void *events[RS_STAGING_BUFFERS];
-  int ready; /* buffers, events and threads exist */
-  rs_thread_pool pool;
+  int lanes; /* threads, the caller included */
+  int ready; /* buffers and events exist */
+  int crew_ready;
+  rs_crew crew;
+  rs_staging_lane lane[RS_STAGING_MAX_LANES];
 } rs_staging;
 
 struct rs_context;
 
-/* RESIDENT_PAGEABLE_STAGING: auto (on for CUDA), on, off. Nothing is allocated until the
- * first staged copy. */
+/* RESIDENT_PAGEABLE_STAGING: auto (on for CUDA), on, off; RESIDENT_STAGING_THREADS:
+ * lanes. Nothing is allocated or started until the first staged copy. */
 void rs_staging_init(struct rs_context *ctx);
 void rs_staging_destroy(struct rs_context *ctx);
 
@@ -37,9 +50,14 @@ void rs_staging_destroy(struct rs_context *ctx);
 int rs_staging_applies(struct rs_context *ctx, size_t bytes, rs_copy_dir dir);
 
 /* dst/src as for copy_async (the device side a device address). Returns when the
- * pageable side has been read (H2D) or written (D2H); the DMA of the last chunks of an
+ * pageable side has been read (H2D) or written (D2H); the DMA of the last pieces of an
  * H2D may still be in flight on the stream. */
 rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
                          void *stream);
+
+/* memcpy between two host buffers spread over the staging lanes (a plain memcpy if the
+ * threads cannot be started). For the pageable side of a streamed run, which stages
+ * through pinned buffers of its own. */
+void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes);
 
 #endif

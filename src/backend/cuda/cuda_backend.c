@@ -111,4 +111,8 @@ const rs_backend_vtable rs_cuda_vtable = {
     .ipc_mem_close = rs_cuda_ipc_mem_close,
     .ipc_event_export = rs_cuda_ipc_event_export,
     .ipc_event_open = rs_cuda_ipc_event_open,
+    .graph_begin = rs_cuda_graph_begin,
+    .graph_end = rs_cuda_graph_end,
+    .graph_launch = rs_cuda_graph_launch,
+    .graph_destroy = rs_cuda_graph_destroy,
 };

@@ -75,6 +75,10 @@ rs_status rs_cuda_stream_synchronize(rs_backend *b, void *s);
 rs_status rs_cuda_stream_query(rs_backend *b, void *s, int *done);
 rs_status rs_cuda_stream_wait_event(rs_backend *b, void *s, void *ev);
 rs_status rs_cuda_stream_callback(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
+rs_status rs_cuda_graph_begin(rs_backend *b, void *stream);
+rs_status rs_cuda_graph_end(rs_backend *b, void *stream, void **graph);
+rs_status rs_cuda_graph_launch(rs_backend *b, void *graph, void *stream);
+rs_status rs_cuda_graph_destroy(rs_backend *b, void *graph);
 
 rs_status rs_cuda_event_create(rs_backend *b, unsigned flags, void **out);
 rs_status rs_cuda_event_destroy(rs_backend *b, void *ev);

@@ -208,4 +208,8 @@ const rs_backend_vtable rs_sim_vtable = {
     .ipc_mem_close = sim_ipc_mem_close,
     .ipc_event_export = sim_ipc_event_export,
     .ipc_event_open = sim_ipc_event_open,
+    .graph_begin = sim_graph_begin,
+    .graph_end = sim_graph_end,
+    .graph_launch = sim_graph_launch,
+    .graph_destroy = sim_graph_destroy,
 };

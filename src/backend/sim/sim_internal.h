@@ -81,6 +81,7 @@ typedef struct sim_stream {
   int stopping;
   pthread_t thread;
   struct sim_stream *prev, *next;
+  struct sim_graph *recording; /* between graph_begin and graph_end: work goes here, not run */
 } sim_stream;
 
 typedef struct sim_event {
@@ -218,6 +219,26 @@ void *sim_stream_per_thread(rs_backend *b);
 rs_status sim_stream_synchronize(rs_backend *b, void *s);
 rs_status sim_stream_query(rs_backend *b, void *s, int *done);
 rs_status sim_stream_check(rs_backend *b, void *s);
+/* Graphs: a stream's recorded work items (kept by sim_stream.c), begun, ended and replayed
+ * by sim_graph.c. */
+#define SIM_GRAPH_MAGIC 0x53494D47u /* "SIMG" */
+typedef struct sim_graph_item {
+  void (*run)(void *);
+  void *arg;
+  void (*cleanup)(void *);
+} sim_graph_item;
+typedef struct sim_graph {
+  uint32_t magic;
+  rs_backend *b;
+  sim_graph_item *items;
+  size_t n, cap;
+} sim_graph;
+rs_status sim_graph_record_locked(struct sim_graph *g, void (*run)(void *), void *arg, void (*cleanup)(void *));
+rs_status sim_graph_begin(rs_backend *b, void *stream);
+void sim_graph_discard(struct sim_graph *g); /* frees the items' arguments and g */
+rs_status sim_graph_end(rs_backend *b, void *stream, void **graph);
+rs_status sim_graph_launch(rs_backend *b, void *graph, void *stream);
+rs_status sim_graph_destroy(rs_backend *b, void *graph);
 rs_status sim_stream_wait_event(rs_backend *b, void *s, void *ev);
 rs_status sim_stream_callback(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
 rs_status sim_synchronize_all(rs_backend *b);

@@ -120,6 +120,7 @@ rs_status sim_stream_shutdown(sim_stream *s) {
   pthread_mutex_unlock(&b->lock);
 
   pthread_join(s->thread, NULL);
+  sim_graph_discard(s->recording);
 
   /* Listed until joined, so synchronize_all and the frees still wait for its last work. */
   pthread_mutex_lock(&b->lock);
@@ -219,6 +220,29 @@ void *sim_stream_per_thread(rs_backend *b) {
   return s;
 }
 
+/* ---- recording into a graph (sim_graph.c begins, ends and replays) ------------------------ */
+
+rs_status sim_graph_record_locked(sim_graph *g, void (*run)(void *), void *arg, void (*cleanup)(void *)) {
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? 2 * g->cap : 16;
+    sim_graph_item *grown = realloc(g->items, cap * sizeof *grown);
+    if (!grown) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim: out of host memory recording a graph");
+    g->items = grown;
+    g->cap = cap;
+  }
+  g->items[g->n++] = (sim_graph_item){run, arg, cleanup};
+  return RS_OK;
+}
+
+void sim_graph_discard(sim_graph *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->items[i].cleanup) g->items[i].cleanup(g->items[i].arg);
+  free(g->items);
+  g->magic = 0;
+  free(g);
+}
+
 /* ---- enqueueing ------------------------------------------------------------------------- */
 
 static int has_pending(const sim_stream *s) { return s->done->value < s->enqueued; }
@@ -228,6 +252,14 @@ rs_status sim_enqueue_locked(rs_backend *b, sim_stream *s, void (*run)(void *), 
                              uint64_t *seq_out) {
   if (s->stopping)
     return rs_fail(RS_ERR_DESTROYED, "sim: stream %p is being destroyed", (void *)s);
+  if (s->recording) {
+    /* Captured, not run: the dependencies are taken when the graph is launched. */
+    if (nextra > 0)
+      return rs_fail(RS_ERR_STATE, "sim: stream %p is being captured into a graph; a wait for an event "
+                                   "recorded outside the capture cannot be replayed", (void *)s);
+    if (seq_out) *seq_out = s->enqueued;
+    return sim_graph_record_locked(s->recording, run, arg, cleanup);
+  }
   int n = 0;
   if (s == b->legacy) {
     for (sim_stream *x = b->streams; x; x = x->next)

@@ -1,0 +1,133 @@
+/* bench/pageable: copies from and to pageable host memory through resident's staging,
+ * 1 MiB to 1 GiB, next to raw cudaMemcpy from pinned memory (the link's speed) and from
+ * pageable memory (the driver's own path), in one process.
+ *
+ *   pageable [--max SIZE_MIB] [--repeat N]
+ *
+ * Host wall time around the call plus a synchronize, median after one warm-up; GB/s with
+ * GB = 1e9 bytes. RESIDENT_STAGING_THREADS picks the host threads of the staging (the
+ * header line says how many). Targets (issue 16): resident pageable >= 50 GB/s each way
+ * from 16 MiB up, >= 25 GB/s at 1 MiB. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+#include "resident.h"
+
+#define MIB ((size_t)1 << 20)
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void die_rs(rs_status st, const char *what) {
+  if (st == RS_OK) return;
+  fprintf(stderr, "pageable: %s: %s: %s\n", what, rs_status_name(st), rs_last_error());
+  exit(1);
+}
+
+static void die_cuda(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return;
+  fprintf(stderr, "pageable: %s: %s\n", what, cudaGetErrorString(e));
+  exit(1);
+}
+
+typedef struct {
+  rs_array *host, *dev;     /* resident: pageable host and device views of `bytes` */
+  void *pinned, *pageable, *raw_dev;
+  size_t bytes;
+  int which; /* 0 res H2D, 1 res D2H, 2 raw pinned H2D, 3 raw pinned D2H, 4 raw pageable H2D, 5 raw pageable D2H */
+} job;
+
+static void run(const job *j) {
+  switch (j->which) {
+    case 0: die_rs(rs_array_copy(j->dev, j->host, NULL), "H2D"); break;
+    case 1: die_rs(rs_array_copy(j->host, j->dev, NULL), "D2H"); break;
+    case 2: die_cuda(cudaMemcpy(j->raw_dev, j->pinned, j->bytes, cudaMemcpyHostToDevice), "pinned H2D"); break;
+    case 3: die_cuda(cudaMemcpy(j->pinned, j->raw_dev, j->bytes, cudaMemcpyDeviceToHost), "pinned D2H"); break;
+    case 4: die_cuda(cudaMemcpy(j->raw_dev, j->pageable, j->bytes, cudaMemcpyHostToDevice), "pageable H2D"); break;
+    default: die_cuda(cudaMemcpy(j->pageable, j->raw_dev, j->bytes, cudaMemcpyDeviceToHost), "pageable D2H"); break;
+  }
+  die_cuda(cudaDeviceSynchronize(), "synchronize");
+}
+
+static double gbs(job *j, int repeat) {
+  double t[64];
+  run(j);
+  for (int i = 0; i < repeat; i++) {
+    double t0 = now_ms();
+    run(j);
+    t[i] = now_ms() - t0;
+  }
+  qsort(t, (size_t)repeat, sizeof t[0], cmp);
+  return (double)j->bytes / (t[repeat / 2] * 1e6);
+}
+
+int main(int argc, char **argv) {
+  size_t max_mib = 1024;
+  int repeat = 9;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--max") && i + 1 < argc) max_mib = (size_t)atol(argv[++i]);
+    else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: pageable [--max SIZE_MIB] [--repeat N]\n");
+      return 2;
+    }
+  }
+  if (repeat < 1) repeat = 1;
+  if (repeat > 64) repeat = 64;
+  rs_context *ctx = NULL;
+  die_rs(rs_context_create(&ctx, RS_BACKEND_CUDA, 0), "context");
+  rs_device_props props;
+  die_rs(rs_context_get_props(ctx, &props), "props");
+  const char *threads = getenv("RESIDENT_STAGING_THREADS");
+  printf("pageable copies on %s, RESIDENT_STAGING_THREADS=%s; GB/s (1e9 B/s), median of %d\n", props.name,
+         threads && *threads ? threads : "(default)", repeat);
+  printf("%-9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "size", "res H2D", "res D2H", "pin H2D", "pin D2H", "page H2D",
+         "page D2H", "H2D/pin", "D2H/pin");
+  size_t top = max_mib * MIB;
+  int64_t n = (int64_t)top;
+  rs_array *host_all = NULL, *dev_all = NULL;
+  die_rs(rs_host_array(&host_all, ctx, 1, &n, RS_UINT8, NULL, RS_ORDER_C), "host array");
+  die_rs(rs_device_array(&dev_all, ctx, 1, &n, RS_UINT8, NULL, RS_ORDER_C), "device array");
+  memset(rs_array_host_data(host_all), 1, top); /* touched: no first-touch faults timed */
+  job j = {0};
+  die_cuda(cudaMallocHost(&j.pinned, top), "cudaMallocHost");
+  die_cuda(cudaMalloc(&j.raw_dev, top), "cudaMalloc");
+  j.pageable = malloc(top);
+  if (!j.pageable) return 1;
+  memset(j.pageable, 1, top);
+  memset(j.pinned, 1, top);
+  for (size_t mib = 1; mib <= max_mib; mib *= 2) {
+    j.bytes = mib * MIB;
+    int64_t len = (int64_t)j.bytes;
+    rs_slice sl = {0, len, 1};
+    die_rs(rs_array_slice(&j.host, host_all, 1, &sl), "slice");
+    die_rs(rs_array_slice(&j.dev, dev_all, 1, &sl), "slice");
+    int reps = mib >= 256 ? (repeat < 5 ? repeat : 5) : repeat;
+    double g[6];
+    for (j.which = 0; j.which < 6; j.which++) g[j.which] = gbs(&j, reps);
+    char name[16];
+    snprintf(name, sizeof name, "%zu MiB", mib);
+    printf("%-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.2f %8.2f\n", name, g[0], g[1], g[2], g[3], g[4], g[5],
+           g[0] / g[2], g[1] / g[3]);
+    rs_array_release(j.host);
+    rs_array_release(j.dev);
+  }
+  printf("targets: res H2D and D2H >= 50 GB/s from 16 MiB up, >= 25 GB/s at 1 MiB\n");
+  free(j.pageable);
+  cudaFreeHost(j.pinned);
+  cudaFree(j.raw_dev);
+  rs_array_release(host_all);
+  rs_array_release(dev_all);
+  rs_context_destroy(ctx);
+  return 0;
+}

@@ -1,0 +1,202 @@
+/* Streamed execution (resident/streamed.h): chunks of rows over several streams, so the
+ * copy in of one chunk, the steps of another and the copy out of a third overlap. Every
+ * chunk copy goes through the one copy path (the ledger records it, the guard may refuse
+ * it); a pageable side is staged through the run's pinned buffers by the host, which
+ * does that while the device works on the chunks queued before. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "ledger/ledger_hooks.h"
+#include "memory/buffer.h"
+#include "ops/streamed_internal.h"
+#include "transfer/copy.h"
+#include "transfer/staging.h"
+
+static const char *const who = "rs_streamed_run";
+
+/* A view of `rows` rows of a (C-contiguous, ndim >= 1) from row `first`. */
+static rs_status rows_view(rs_array **out, const rs_array *a, int64_t first, int64_t rows) {
+  int64_t shape[RS_MAX_DIMS];
+  memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
+  shape[0] = rows;
+  return rs_array_new_view(out, a, a->ndim, shape, a->strides, a->offset + first * a->strides[0]);
+}
+
+static int is_pageable(const rs_array *a) { return rs_buffer_effective_kind(a->buf) == RS_MEM_HOST; }
+
+/* A fresh array of kind with a's row shape and `rows` rows. */
+static rs_status rows_alloc(rs_array **out, const rs_array *a, rs_mem_kind kind, int64_t rows) {
+  int64_t shape[RS_MAX_DIMS];
+  memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
+  shape[0] = rows;
+  return rs_array_alloc(out, a->ctx, kind, 0, a->ndim, shape, a->dtype, NULL, RS_ORDER_C, who);
+}
+
+static void slot_free_buffers(rs_streamed_slot *s) {
+  if (s->dev_out != s->dev_in) rs_array_release(s->dev_out);
+  rs_array_release(s->dev_in);
+  rs_array_release(s->stage_in);
+  rs_array_release(s->stage_out);
+  s->dev_in = s->dev_out = s->stage_in = s->stage_out = NULL;
+  s->cap_rows = 0;
+}
+
+rs_status rs_streamed_slot_ensure(rs_streamed_run_state *r, rs_streamed_slot *s, int64_t rows) {
+  if (!s->stream) {
+    RS_TRY(rs_stream_create(&s->stream, r->ctx, RS_STREAM_NON_BLOCKING));
+    s->pending = s->last = -1;
+    /* Work the caller queued on the legacy stream before the run (a copy into a pinned
+     * src, say) comes first. */
+    rs_event *before = NULL;
+    RS_TRY(rs_event_create(&before, r->ctx, RS_EVENT_DISABLE_TIMING));
+    rs_status st = rs_event_record(before, NULL);
+    if (st == RS_OK) st = rs_stream_wait_event(s->stream, before);
+    rs_event_destroy(before);
+    RS_TRY(st);
+  }
+  if (s->cap_rows >= rows) return RS_OK;
+  slot_free_buffers(s);
+  RS_TRY(rows_alloc(&s->dev_in, r->src, RS_MEM_DEVICE, rows));
+  if (r->in_place)
+    s->dev_out = s->dev_in;
+  else
+    RS_TRY(rows_alloc(&s->dev_out, r->dst, RS_MEM_DEVICE, rows));
+  if (is_pageable(r->src)) RS_TRY(rows_alloc(&s->stage_in, r->src, RS_MEM_PINNED, rows));
+  if (is_pageable(r->dst)) RS_TRY(rows_alloc(&s->stage_out, r->dst, RS_MEM_PINNED, rows));
+  s->cap_rows = rows;
+  return RS_OK;
+}
+
+/* Row bytes of a's rows [first, first + rows) as a host pointer. */
+static char *host_rows(const rs_array *a, int64_t first) {
+  return (char *)rs_array_host_ptr(a) + first * a->strides[0];
+}
+
+static void host_copy(rs_streamed_run_state *r, void *dst, const void *src, size_t bytes) {
+  double t0 = rs_now_ms();
+  rs_staging_host_copy(r->ctx, dst, src, bytes);
+  r->staging_ms += rs_now_ms() - t0;
+}
+
+/* The slot's earlier results, staged in pinned memory, into the caller's dst. */
+static rs_status slot_copy_out(rs_streamed_run_state *r, rs_streamed_slot *s) {
+  if (s->pending < 0) return RS_OK;
+  RS_TRY(rs_event_synchronize(rs_streamed_ev(r, s->pending, 3)));
+  host_copy(r, host_rows(r->dst, s->pending_first), rs_array_host_ptr(s->stage_out),
+            (size_t)s->pending_rows * r->row_out);
+  s->pending = -1;
+  return RS_OK;
+}
+
+rs_status rs_streamed_slot_drain(rs_streamed_run_state *r, rs_streamed_slot *s) {
+  if (!s->stream) return RS_OK;
+  RS_TRY(rs_stream_synchronize(s->stream));
+  return slot_copy_out(r, s);
+}
+
+/* The step, then the checks of what it did to its chunk. */
+static rs_status run_step(rs_streamed_run_state *r, rs_array *in, rs_array *out, rs_stream *stream, int *released) {
+  rs_status st = r->step(in, out, stream, r->user);
+  int gone_in = rs_array_check(in, who) != RS_OK, gone_out = rs_array_check(out, who) != RS_OK;
+  *released = gone_in | gone_out << 1;
+  if (st != RS_OK) return st;
+  if (*released)
+    return rs_fail(RS_ERR_STATE, "the step released its chunk array %s (chunk arrays belong to the run)",
+                   gone_in ? "in" : "out");
+  return RS_OK;
+}
+
+/* Chunks whose every stage is timed: the first ones, enough for the fastest-chunk
+ * figures of the report. The others record only the events the run needs (the end of
+ * the copy in where a staging buffer is refilled, the end of the copy out): two event
+ * records fewer per chunk on the host's path. */
+#define RS_STREAMED_TIMED_CHUNKS 9
+
+int rs_streamed_timed(const rs_streamed_run_state *r, int64_t chunk) {
+  (void)r;
+  return chunk < RS_STREAMED_TIMED_CHUNKS;
+}
+
+/* Record the chunk's event k on its stream, creating it first. */
+static rs_status chunk_event(rs_streamed_run_state *r, const rs_streamed_chunk *c, int k) {
+  int needed = k == 3 || (k == 1 && r->slots[c->slot].stage_in);
+  if (!needed && !rs_streamed_timed(r, c->index)) return RS_OK;
+  int64_t at = 4 * c->index + k;
+  if (at >= r->ev_cap) {
+    int64_t cap = r->ev_cap ? 2 * r->ev_cap : 64;
+    while (cap <= at) cap *= 2;
+    rs_event **grown = realloc(r->ev, (size_t)cap * sizeof *grown);
+    if (!grown) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no memory for %lld events", who, (long long)cap);
+    memset(grown + r->ev_cap, 0, (size_t)(cap - r->ev_cap) * sizeof *grown);
+    r->ev = grown;
+    int64_t *rows = realloc(r->chunk_rows_of, (size_t)(cap / 4) * sizeof *rows);
+    if (!rows) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no memory for %lld chunks", who, (long long)cap / 4);
+    r->chunk_rows_of = rows;
+    r->ev_cap = cap;
+  }
+  if (!r->ev[at]) RS_TRY(rs_event_create(&r->ev[at], r->ctx, 0));
+  if (k == 0) r->chunk_rows_of[c->index] = c->rows;
+  return rs_event_record(r->ev[at], r->slots[c->slot].stream);
+}
+
+rs_status rs_streamed_chunk_run(rs_streamed_run_state *r, const rs_streamed_chunk *c) {
+  rs_streamed_slot *s = &r->slots[c->slot];
+  rs_copy_cause cause = RS_EXPLICIT(who);
+  rs_array *src_rows = NULL, *dst_rows = NULL, *in = NULL, *out = NULL, *stage = NULL;
+  int released = 0;
+  rs_status st = rows_view(&in, s->dev_in, 0, c->rows);
+  if (st == RS_OK) st = rows_view(&out, s->dev_out, 0, c->rows);
+  /* Copy in: from src itself when it is pinned, else through the slot's pinned
+   * buffer, refilled once the copy that read it last has finished. */
+  if (st == RS_OK && s->stage_in) {
+    if (s->last >= 0) st = rs_event_synchronize(rs_streamed_ev(r, s->last, 1));
+    if (st == RS_OK)
+      host_copy(r, rs_array_host_ptr(s->stage_in), host_rows(r->src, c->first), (size_t)c->rows * r->row_in);
+    if (st == RS_OK) st = rows_view(&src_rows, s->stage_in, 0, c->rows);
+  } else if (st == RS_OK) {
+    st = rows_view(&src_rows, r->src, c->first, c->rows);
+  }
+  if (st == RS_OK) st = chunk_event(r, c, 0);
+  if (st == RS_OK) st = rs_copy_path(in, src_rows, s->stream, &cause);
+  if (st == RS_OK) {
+    r->rep->copies++;
+    r->rep->bytes_h2d += (int64_t)((size_t)c->rows * r->row_in);
+    s->last = c->index;
+    st = chunk_event(r, c, 1);
+  }
+  if (st == RS_OK) {
+    st = run_step(r, in, out, s->stream, &released);
+    if (st != RS_OK) {
+      r->rep->failed_chunk = c->index;
+      st = rs_fail_prefix(st, "%s: chunk %lld (rows %lld..%lld): ", who, (long long)c->index, (long long)c->first,
+                          (long long)(c->first + c->rows - 1));
+    }
+  }
+  if (st == RS_OK) st = chunk_event(r, c, 2);
+  /* Copy out: into dst when it is pinned, else into the slot's pinned buffer once the
+   * results of its previous chunk have been taken out of it. */
+  if (st == RS_OK && s->stage_out) {
+    st = slot_copy_out(r, s);
+    if (st == RS_OK) st = rows_view(&stage, s->stage_out, 0, c->rows);
+    if (st == RS_OK) st = rs_copy_path(stage, out, s->stream, &cause);
+  } else if (st == RS_OK) {
+    st = rows_view(&dst_rows, r->dst, c->first, c->rows);
+    if (st == RS_OK) st = rs_copy_path(dst_rows, out, s->stream, &cause);
+  }
+  if (st == RS_OK) {
+    r->rep->copies++;
+    r->rep->bytes_d2h += (int64_t)((size_t)c->rows * r->row_out);
+    st = chunk_event(r, c, 3);
+  }
+  if (st == RS_OK && s->stage_out) { /* taken out of staging when the slot comes round again */
+    s->pending = c->index;
+    s->pending_first = c->first;
+    s->pending_rows = c->rows;
+  }
+  rs_array_release(src_rows);
+  rs_array_release(dst_rows);
+  rs_array_release(stage);
+  if (!(released & 1)) rs_array_release(in);
+  if (!(released & 2)) rs_array_release(out);
+  return st;
+}
