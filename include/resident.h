@@ -24,6 +24,12 @@
  *   - Streams and events (resident/stream.h) order and time device work.
  *   - Kernels (resident/kernel.h) run on device arrays; a host array passed to a launch is
  *     copied in and out IMPLICITLY - recorded as such, and refusable by the guard.
+ *   - The ledger is also a timeline: rs_trace_write (resident/trace.h) writes it as Trace
+ *     Event Format JSON for Perfetto and chrome://tracing (RESIDENT_TRACE writes one per
+ *     context when it is destroyed), ledger scopes are named with rs_ledger_begin_named,
+ *     and on CUDA every copy, kernel, wait and scope is an NVTX range in the domain
+ *     "resident", so Nsight Systems shows resident's names (nothing is done when no
+ *     profiler is attached).
  *   - rs_benchmark (resident/bench.h) times a function honestly: warm-up excluded, host
  *     time with synchronization, device time from events, and the copies inside.
  *   - Array operations (resident/ops.h, reduce.h, sort.h, random.h, linalg.h) are
@@ -142,6 +148,12 @@
  *   RESIDENT_PAGEABLE_STAGING auto | on | off              copies from pageable host memory
  *                                                           through pinned staging buffers
  *                                                           (default auto: on for CUDA)
+ *   RESIDENT_TRACE            a path of printable          each context writes its trace
+ *                             characters under 1024        there when destroyed
+ *                             bytes; %p = process id,      (resident/trace.h); the path is
+ *                             %n = context number,         created at rs_context_create,
+ *                             %% = %; any other % fails    an unwritable one fails it with
+ *                                                           RS_ERR_IO
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H
@@ -164,5 +176,6 @@
 #include "resident/random.h"
 #include "resident/linalg.h"
 #include "resident/dlpack.h"
+#include "resident/trace.h"
 
 #endif

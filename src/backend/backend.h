@@ -45,6 +45,17 @@ typedef enum rs_copy_dir {
 #define RS_BE_HOST_PORTABLE 0x2u
 #define RS_BE_HOST_WRITE_COMBINED 0x4u
 
+/* What a profiler range marks: the ledger's kinds of entry (and its scopes), a colour each. */
+typedef enum rs_range_kind {
+  RS_RANGE_H2D = 0, /* copies, by rs_copy_dir */
+  RS_RANGE_D2H = 1,
+  RS_RANGE_D2D = 2,
+  RS_RANGE_H2H = 3,
+  RS_RANGE_KERNEL = 4,
+  RS_RANGE_WAIT = 5,
+  RS_RANGE_SCOPE = 6
+} rs_range_kind;
+
 typedef struct rs_backend_vtable {
   const char *name;
   rs_backend_kind kind;
@@ -119,6 +130,16 @@ typedef struct rs_backend_vtable {
   /* give what is not in use back to the device; with wait, first wait for the device's
    * queued work, so scratch freed in stream order is given back too */
   rs_status (*ops_scratch_release)(rs_backend *b, int wait);
+
+  /* profiler annotations (NVTX on CUDA), called by the ledger around each entry; NULL
+   * where the backend has none (the simulator). They must cost next to nothing when no
+   * profiler listens: no formatting, no lock. what: the cause; arg: the kernel argument
+   * of an implicit copy or -1. */
+  void (*range_push)(rs_range_kind kind, int implicit, const char *what, int arg); /* this thread */
+  void (*range_pop)(void);
+  /* a range that may end on another thread (ledger scopes); 0 when none was opened */
+  uint64_t (*range_start)(rs_range_kind kind, const char *what);
+  void (*range_end)(uint64_t id);
 } rs_backend_vtable;
 
 /* ---- the descriptor: all a backend provides, found through the one registry ---------- */
@@ -128,7 +149,7 @@ typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend
 /* The shape and meaning of the descriptor and its three tables. Bump on any change: the
  * registry refuses a descriptor of another version rather than call through a table laid
  * out differently. */
-#define RS_BACKEND_DESC_VERSION 1
+#define RS_BACKEND_DESC_VERSION 2
 
 typedef struct rs_backend_desc {
   int version; /* RS_BACKEND_DESC_VERSION when the backend was built */

@@ -30,6 +30,8 @@ typedef struct rs_config {
   int64_t max_pending_count;   /* RESIDENT_MAX_PENDING_DEALLOCS_COUNT (default 10, >= 1) */
   double max_pending_ratio;    /* RESIDENT_MAX_PENDING_DEALLOCS_RATIO (default 0.2, in (0, 1]) */
   rs_staging_mode pageable_staging; /* RESIDENT_PAGEABLE_STAGING: auto|on|off */
+  char trace_path[1024];       /* RESIDENT_TRACE: where a context writes its trace when destroyed
+                                  ("" = nowhere); %p and %n not yet replaced */
 } rs_config;
 
 /* Fill cfg from the environment (src/context/config.c). An unparsable value is an error naming the variable

@@ -75,6 +75,12 @@ rs_status rs_cuda_event_synchronize(rs_backend *b, void *ev);
 rs_status rs_cuda_event_query(rs_backend *b, void *ev, int *done);
 rs_status rs_cuda_event_elapsed_ms(rs_backend *b, float *ms, void *start, void *end);
 
+/* NVTX ranges (cuda_nvtx.c): the ledger's entries and scopes, in the domain "resident". */
+void rs_cuda_range_push(rs_range_kind kind, int implicit, const char *what, int arg);
+void rs_cuda_range_pop(void);
+uint64_t rs_cuda_range_start(rs_range_kind kind, const char *what);
+void rs_cuda_range_end(uint64_t id);
+
 
 #ifdef __cplusplus
 }
