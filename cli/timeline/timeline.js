@@ -84,7 +84,8 @@
     for (var t = 0; t <= span * 1.0001; t += step) {
       var x = LABEL + t * scale;
       el("line", {x1: x, x2: x, y1: AXIS - 4, y2: H}, axis);
-      el("text", {x: x, y: AXIS - 8, "text-anchor": "middle"}, axis).textContent = ms(t) + " ms";
+      el("text", {x: x, y: AXIS - 8, "text-anchor": "middle"}, axis).textContent =
+        t.toFixed(Math.max(0, -Math.floor(Math.log10(step)))) + " ms";
     }
     list.forEach(function (l) {
       el("text", {"class": "lane-label", x: 4, y: AXIS + l.row * LANE + LANE / 2 + 4}, svg).textContent = l.key;

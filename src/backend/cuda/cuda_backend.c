@@ -94,8 +94,10 @@ const rs_backend_vtable rs_cuda_vtable = {
     .device_async_usage = rs_cuda_device_async_usage,
     .ops_scratch_held = rs_cuda_ops_scratch_held,
     .ops_scratch_release = rs_cuda_ops_scratch_release,
+#ifdef RS_HAVE_NVTX /* RESIDENT_NVTX=OFF leaves them NULL, as the simulator does */
     .range_push = rs_cuda_range_push,
     .range_pop = rs_cuda_range_pop,
     .range_start = rs_cuda_range_start,
     .range_end = rs_cuda_range_end,
+#endif
 };

@@ -3,10 +3,11 @@
  * header-only NVTX 3 of the CUDA toolkit: without a profiler attached, creating the domain
  * returns NULL once and every call after that is one load and one branch here, before any
  * formatting. */
+#include "backend/cuda/cuda_internal.h"
+#ifdef RS_HAVE_NVTX
 #include <pthread.h>
 #include <stdio.h>
 #include <nvtx3/nvToolsExt.h>
-#include "backend/cuda/cuda_internal.h"
 
 #define RS_NVTX_KINDS 7
 
@@ -91,3 +92,4 @@ void rs_cuda_range_end(uint64_t id) {
   nvtxDomainHandle_t d = rs_nvtx();
   if (d && id) nvtxDomainRangeEnd(d, id);
 }
+#endif /* RS_HAVE_NVTX */
