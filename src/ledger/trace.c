@@ -288,14 +288,9 @@ rs_status rs_trace_prepare(rs_context *ctx) {
     o += k;
   }
   out[o] = '\0';
-  rs_trace_file f;
-  rs_status st = rs_trace_file_open(&f, out, "RESIDENT_TRACE");
-  if (st != RS_OK) {
-    out[0] = '\0';
-    return st;
-  }
-  close(f.fd);
-  return RS_OK;
+  rs_status st = rs_trace_file_check(out, "RESIDENT_TRACE");
+  if (st != RS_OK) out[0] = '\0';
+  return st;
 }
 
 void rs_trace_at_exit(rs_context *ctx) {

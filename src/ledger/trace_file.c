@@ -32,6 +32,13 @@ rs_status rs_trace_file_open(rs_trace_file *f, const char *path, const char *who
   return RS_OK;
 }
 
+rs_status rs_trace_file_check(const char *path, const char *who) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return rs_fail(RS_ERR_IO, "%s: cannot write '%s': %s", who, path, strerror(errno));
+  close(fd);
+  return RS_OK;
+}
+
 /* One chunk, then the tail behind it. On failure: the tail back where it was, the file
  * cut behind it. */
 static void flush_chunk(rs_trace_file *f) {

@@ -28,6 +28,10 @@ typedef struct rs_trace_file {
  * the path, before anything else is done. */
 rs_status rs_trace_file_open(rs_trace_file *f, const char *path, const char *who);
 
+/* Whether path can be written, found by opening it for writing (created if missing, an
+ * existing file left as it is): RS_ERR_IO with a message naming who and the path. */
+rs_status rs_trace_file_check(const char *path, const char *who);
+
 /* Append one complete piece (an event); pieces are never split across chunks. Once a
  * write failed, further pieces are dropped. */
 void rs_trace_file_put(rs_trace_file *f, const char *text, size_t n);
