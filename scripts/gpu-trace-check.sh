@@ -3,8 +3,9 @@
 #   1. a Release build with NVTX (the default) and one with -DRESIDENT_NVTX=OFF;
 #   2. ctest -L cuda of the trace tests (test_trace.cuda, check_timeline_page.cuda: skipped
 #      where no Chromium is installed) on the NVTX build;
-#   3. `resident pipeline --html --trace` on the GPU: the page and the trace land in $OUT,
-#      the trace is checked by tests/check_trace.py;
+#   3. `resident pipeline --html --trace --json` on the GPU: the page, the trace and the
+#      report land in $OUT, the trace is checked by tests/check_trace.py (the page can be
+#      checked in a browser elsewhere: tests/check_timeline_page.py --page ... --report ...);
 #   4. Nsight Systems, where installed: `nsys profile -t cuda,nvtx` of `resident pipeline`
 #      and `nsys stats` of its NVTX ranges (the domain "resident": copies, kernels, waits,
 #      the two runs' scopes); where nsys is missing, the summary says so;
@@ -40,7 +41,7 @@ build "$ON" nvtx && note build-nvtx ok || { fail build-nvtx "see build-nvtx.log"
   note build-nonvtx ok || fail build-nonvtx "see build-nonvtx.log"
 
 # 2. the trace tests on the GPU
-if ctest --test-dir "$ON" -L cuda -R "test_trace|check_timeline_page|test_ledger" --output-on-failure \
+if ctest --test-dir "$ON" -L cuda -R "test_trace|test_nvtx|check_timeline_page|test_ledger" --output-on-failure \
    >"$OUT/ctest-trace.log" 2>&1; then
   note ctest-trace "$(grep -E 'tests passed' "$OUT/ctest-trace.log")"
 else
@@ -50,7 +51,7 @@ grep -E "Skipped" "$OUT/ctest-trace.log" >/dev/null && note ctest-skipped "$(gre
 
 # 3. the page and the trace of a GPU run
 if "$ON/resident" pipeline --kernels 5 --size 100MB --html "$OUT/pipeline-gpu.html" \
-     --trace "$OUT/pipeline-gpu.trace.json" >"$OUT/pipeline-gpu.log" 2>&1 &&
+     --trace "$OUT/pipeline-gpu.trace.json" --json="$OUT/pipeline-gpu.json" >"$OUT/pipeline-gpu.log" 2>&1 &&
    "$PY" tests/check_trace.py "$OUT/pipeline-gpu.trace.json" --device-times --pool \
      --scope "implicit: the host array at every launch" --scope "explicit: to_device once, copy_to_host once" \
      >"$OUT/pipeline-gpu-check.log" 2>&1; then

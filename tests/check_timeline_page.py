@@ -13,7 +13,11 @@ trace of the same run. Then Chromium loads the page and dumps the DOM the script
   - the page fetches nothing (no src= or href= to anything but itself);
   - the trace of the same run holds as many copy events as both runs' copies;
   - a screenshot is written next to the page (an artifact of the test).
-usage: check_timeline_page.py RESIDENT_CLI OUTDIR [SOURCE_DIR]"""
+usage: check_timeline_page.py RESIDENT_CLI OUTDIR
+       check_timeline_page.py --page PAGE.html --report REPORT.json [--trace TRACE.json]
+The second form checks a page made elsewhere (the GPU machine's, from
+scripts/gpu-trace-check.sh: pipeline-gpu.html and pipeline-gpu.json) in this machine's
+browser; the screenshot goes next to the page's name in the current folder."""
 import html.parser
 import json
 import os
@@ -67,27 +71,32 @@ class Bars(html.parser.HTMLParser):
 
 
 def main():
-    cli, out = sys.argv[1], sys.argv[2]
-    backend = os.environ.get("RESIDENT_BACKEND", "sim")
     browser = chromium()
     if not browser:
         print("skipped: no Chromium (scripts/deps.sh --browser installs it)")
         return 77
-    info = json.loads(subprocess.run([cli, "info", "--json"], capture_output=True, text=True, timeout=120).stdout)
-    if not any(b["name"] == backend and b["available"] for b in info["backends"]):
-        print(f"skipped: no {backend} device")
-        return 77
-    os.makedirs(out, exist_ok=True)
-    page = os.path.join(out, f"timeline-{backend}.html")
-    trace = os.path.join(out, f"timeline-{backend}.trace.json")
-    report = os.path.join(out, f"timeline-{backend}.json")
-    shot = os.path.join(out, f"timeline-{backend}.png")
-    run = subprocess.run([cli, "pipeline", "--backend", backend, "--size", "4MB", "--kernels", "4",
-                          "--html", page, "--trace", trace, f"--json={report}"],
-                         capture_output=True, text=True, timeout=300)
-    if run.returncode != 0:
-        print(f"resident pipeline failed ({run.returncode}): {run.stderr}")
-        return 1
+    if sys.argv[1] == "--page":
+        args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+        page, report, trace = args["--page"], args["--report"], args.get("--trace")
+        shot = os.path.splitext(os.path.basename(page))[0] + ".png"
+    else:
+        cli, out = sys.argv[1], sys.argv[2]
+        backend = os.environ.get("RESIDENT_BACKEND", "sim")
+        info = json.loads(subprocess.run([cli, "info", "--json"], capture_output=True, text=True, timeout=120).stdout)
+        if not any(b["name"] == backend and b["available"] for b in info["backends"]):
+            print(f"skipped: no {backend} device")
+            return 77
+        os.makedirs(out, exist_ok=True)
+        page = os.path.join(out, f"timeline-{backend}.html")
+        trace = os.path.join(out, f"timeline-{backend}.trace.json")
+        report = os.path.join(out, f"timeline-{backend}.json")
+        shot = os.path.join(out, f"timeline-{backend}.png")
+        run = subprocess.run([cli, "pipeline", "--backend", backend, "--size", "4MB", "--kernels", "4",
+                              "--html", page, "--trace", trace, f"--json={report}"],
+                             capture_output=True, text=True, timeout=300)
+        if run.returncode != 0:
+            print(f"resident pipeline failed ({run.returncode}): {run.stderr}")
+            return 1
     with open(report) as f:
         runs = {r["mode"]: r["stats"] for r in json.load(f)["runs"]}
     bad = []
@@ -118,11 +127,12 @@ def main():
                 bad.append(f"{mode}: {got[key]} {key} bars drawn, the ledger has {want}")
         print(f"{mode}: {got['copy']} copy bars ({got['implicit']} implicit) of {got['bars']} bars; "
               f"ledger: {stats['copies']} copies ({stats['copies_implicit']} implicit)")
-    with open(trace) as f:
-        events = json.load(f)["traceEvents"]
-    copies = sum(1 for e in events if e.get("ph") == "X" and e.get("cat", "").startswith("copy."))
-    if copies != sum(s["copies"] for s in runs.values()):
-        bad.append(f"the trace has {copies} copy events, the ledger {sum(s['copies'] for s in runs.values())}")
+    if trace:
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        copies = sum(1 for e in events if e.get("ph") == "X" and e.get("cat", "").startswith("copy."))
+        if copies != sum(s["copies"] for s in runs.values()):
+            bad.append(f"the trace has {copies} copy events, the ledger {sum(s['copies'] for s in runs.values())}")
     if not os.path.exists(shot) or os.path.getsize(shot) < 1000:
         bad.append(f"no screenshot at {shot}")
     else:
