@@ -25,29 +25,32 @@ void rs_ledger_pool_sample(void *arg, int pinned, size_t in_use, size_t held) {
 
 rs_status rs_ledger_begin_named(rs_context *ctx, const char *name) {
   if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_begin: context is NULL");
+  const char *shown = name && name[0] ? name : "scope";
   /* Earlier work must not leak its device time into the new scope's totals. */
   rs_ledger_resolve(ctx, 0);
+  /* Outside the lock: a profiler's callback must not run under it. Scopes may end on
+   * another thread, so the range is a start/end one, not a push/pop. */
+  uint64_t range = ctx->vt->range_start ? ctx->vt->range_start(RS_RANGE_SCOPE, shown) : 0;
   rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   if (l->depth == RS_LEDGER_MAX_SCOPES) {
     pthread_mutex_unlock(&l->lock);
+    if (range && ctx->vt->range_end) ctx->vt->range_end(range);
     return rs_fail(RS_ERR_STATE, "rs_ledger_begin: more than %d nested scopes", RS_LEDGER_MAX_SCOPES);
   }
   rs_ledger_scope *s = &l->scopes[l->depth];
   memset(s, 0, sizeof *s);
   s->id = ++l->next_scope_id;
   s->log_seq = l->scope_count++;
+  s->range_id = range;
   rs_scope_record *r = &l->scope_log[s->log_seq % RS_LEDGER_SCOPE_LOG];
   r->start_ms = rs_now_ms() - l->epoch_ms;
   r->end_ms = -1;
   r->depth = l->depth;
   r->thread = rs_ledger_thread();
-  snprintf(r->name, sizeof r->name, "%s", name && name[0] ? name : "scope");
+  snprintf(r->name, sizeof r->name, "%s", shown);
   l->depth++;
   pthread_mutex_unlock(&l->lock);
-  /* Outside the lock: a profiler's callback must not run under it. Scopes may end on
-   * another thread, so the range is a start/end one, not a push/pop. */
-  if (ctx->vt->range_start) s->range_id = ctx->vt->range_start(RS_RANGE_SCOPE, name && name[0] ? name : "scope");
   return RS_OK;
 }
 

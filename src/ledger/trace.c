@@ -33,7 +33,7 @@ typedef struct rs_tracer {
 
 static void put(rs_tracer *t, const char *fmt, ...) RS_PRINTF(2, 3);
 static void put(rs_tracer *t, const char *fmt, ...) {
-  char line[1024];
+  char line[2048]; /* an event: bounded fields (causes of 63 bytes), well under this */
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(line, sizeof line, fmt, ap);
@@ -96,7 +96,7 @@ static double monotonic(double *last, double ts, int *moved) {
 }
 
 static void entry_event(rs_tracer *t, const rs_ledger_entry *e) {
-  char cause[160], name[200], args[512];
+  char cause[160], name[200], args[1024];
   esc(cause, sizeof cause, e->cause);
   const char *cat, *cname;
   int n = snprintf(args, sizeof args, "\"cause\":\"%s\",\"host_ms\":%.6f", cause, e->host_ms);
