@@ -188,6 +188,7 @@ static rs_trace_span snapshot(rs_ledger *l) {
 
 /* The next record of each log still held (lock held): 0 when gone or done. */
 static int next_entry(rs_ledger *l, rs_trace_span *s, rs_ledger_entry *out) {
+  if (l->count < s->entry_end) return 0; /* reset meanwhile: what is left is another run's */
   if (s->entry < l->count - l->capacity) s->entry = l->count - l->capacity; /* overwritten meanwhile */
   if (s->entry >= s->entry_end) return 0;
   *out = l->ring[s->entry % l->capacity];
@@ -232,10 +233,10 @@ static rs_status rs_trace_body(rs_context *ctx, rs_tracer *t, const char *path) 
     pthread_mutex_lock(&l->lock);
     int he = next_entry(l, &s, &e);
     if (s.scope < l->scope_count - RS_LEDGER_SCOPE_LOG) s.scope = l->scope_count - RS_LEDGER_SCOPE_LOG;
-    int hs = s.scope < s.scope_end;
+    int hs = s.scope < s.scope_end && l->scope_count >= s.scope_end;
     if (hs) r = l->scope_log[s.scope % RS_LEDGER_SCOPE_LOG];
     if (s.pool < l->pool_count - RS_LEDGER_POOL_LOG) s.pool = l->pool_count - RS_LEDGER_POOL_LOG;
-    int hp = s.pool < s.pool_end;
+    int hp = s.pool < s.pool_end && l->pool_count >= s.pool_end;
     if (hp) p = l->pool_log[s.pool % RS_LEDGER_POOL_LOG];
     pthread_mutex_unlock(&l->lock);
     /* A scope before an entry at the same time: it encloses the entry. */
