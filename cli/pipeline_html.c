@@ -54,6 +54,7 @@ static void rs_pipe_html_entry(rs_json *j, const rs_ledger_entry *e) {
     rs_json_string(j, "dir", rs_direction_name(e->dir));
     rs_json_bool(j, "implicit", e->implicit);
     rs_json_int(j, "bytes", (long long)e->bytes);
+    rs_json_string(j, "shape", e->shape);
   }
   rs_json_string(j, "cause", e->cause);
   rs_json_int(j, "arg", e->arg);

@@ -87,6 +87,8 @@ def main():
             copies += 1
             implicit += cat == "copy.implicit"
             nbytes += e["args"]["bytes"]
+            if not e["args"].get("shape", "").startswith("("):
+                bad.append(f"event {i}: a copy without its array's shape: {e['args']}")
             if (cat == "copy.implicit") != e["args"]["implicit"]:
                 bad.append(f"event {i}: category {cat} but implicit={e['args']['implicit']}")
             if not e["name"].endswith("implicit" if cat == "copy.implicit" else "explicit"):

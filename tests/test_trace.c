@@ -104,6 +104,7 @@ static void traced_run(rs_context *ctx, unsigned timing, const char *name) {
     CHECK_MSG(e.device_start_ms >= last - 1e-3, "entry %lld (%s) starts on the device at %.4f ms, before the one before it (%.4f)",
               (long long)i, e.cause, e.device_start_ms, last);
     CHECK(e.thread >= 1);
+    if (e.kind == RS_ENTRY_COPY) CHECK_STREQ(e.shape, "(1000,)");
     last = e.device_start_ms + e.device_ms;
   }
   CHECK_OK(rs_trace_write(ctx, path));
@@ -120,6 +121,27 @@ static void traced_run(rs_context *ctx, unsigned timing, const char *name) {
 static void test_trace_timed_all(rs_context *ctx) { traced_run(ctx, RS_TIME_ALL, "all"); }
 static void test_trace_timed_copies(rs_context *ctx) { traced_run(ctx, RS_TIME_COPIES, "copies"); }
 static void test_trace_untimed(rs_context *ctx) { traced_run(ctx, RS_TIME_NONE, "none"); }
+
+/* The copies' shapes as NumPy prints them, long ones cut. */
+static void test_trace_shapes(rs_context *ctx) {
+  CHECK_OK(rs_t_fresh_ledger_(ctx));
+  int64_t shapes[3][12] = {{0}, {3, 5}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+  int ndims[3] = {0, 2, 12};
+  const char *want[3] = {"()", "(3, 5)", "(1, 1, 1, 1, 1, 1, 1, 1, 1, ..."};
+  for (int i = 0; i < 3; i++) {
+    rs_array *h = NULL, *d = NULL;
+    CHECK_OK(rs_host_array(&h, ctx, ndims[i], shapes[i], RS_FLOAT32, NULL, RS_ORDER_C));
+    CHECK_OK(rs_to_device(&d, h, 0, NULL));
+    rs_array_release(d);
+    rs_array_release(h);
+    int64_t count = 0;
+    CHECK_OK(rs_ledger_count(ctx, &count, NULL));
+    rs_ledger_entry e;
+    CHECK_OK(rs_ledger_entry_at(ctx, count - 1, &e));
+    CHECK_EQ_I64(e.kind, RS_ENTRY_COPY);
+    CHECK_STREQ(e.shape, want[i]);
+  }
+}
 
 static void test_trace_bad_input(rs_context *ctx) {
   CHECK_OK(rs_t_fresh_ledger_(ctx));
@@ -216,6 +238,7 @@ static void test_trace_env(rs_context *ctx) {
 
 static const rs_test_case tests[] = {
     RS_TEST(test_trace_timed_all),  RS_TEST(test_trace_timed_copies), RS_TEST(test_trace_untimed),
-    RS_TEST(test_trace_bad_input),  RS_TEST(test_trace_disk_full),    RS_TEST(test_trace_env),
+    RS_TEST(test_trace_shapes),     RS_TEST(test_trace_bad_input),    RS_TEST(test_trace_disk_full),
+    RS_TEST(test_trace_env),
 };
 RS_TEST_MAIN(tests)

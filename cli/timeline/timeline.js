@@ -46,7 +46,7 @@
     var lines = [e.kind === "copy" ? e.dir + " " + (e.implicit ? "implicit" : "explicit") + " copy" : e.kind,
                  "cause: " + e.cause + (e.arg >= 0 ? " (argument " + e.arg + ")" : "")];
     if (e.kind === "copy") {
-      lines.push("bytes: " + fmtBytes(e.bytes));
+      lines.push("bytes: " + fmtBytes(e.bytes) + (e.shape ? ", shape " + e.shape : ""));
       if (e.dur > 0) lines.push("bandwidth: " + (e.bytes / e.dur / 1e6).toFixed(2) + " GB/s");
     }
     if (e.kind !== "wait") lines.push("stream: " + e.stream);

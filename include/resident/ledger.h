@@ -64,6 +64,8 @@ typedef struct rs_ledger_entry {
                            * ledger's reset), from the same events; -1 if not timed */
   int thread;           /* the host thread that made the call: 1 for the first thread the
                            ledger saw in this process, 2 for the next, ... */
+  char shape[32];       /* copies: the array's shape as NumPy prints it, "(1000,)",
+                           "(64, 64)" (shortened with "..." past 31 bytes); else "" */
 } rs_ledger_entry;
 
 typedef struct rs_ledger_stats {

@@ -5,8 +5,8 @@
  *   - every copy, as a slice named "H2D implicit", "D2H explicit", ... with the category
  *     "copy.implicit" or "copy.explicit" (and a red or green colour), and every kernel
  *     ("kernel") and host wait ("wait: <cause>"); their arguments carry the bytes, the
- *     bandwidth, the cause, the kernel argument of an implicit copy, the stream, and the
- *     host and device times;
+ *     array's shape, the bandwidth, the cause, the kernel argument of an implicit copy,
+ *     the stream, and the host and device times;
  *   - an entry the device timed (rs_ledger_set_timing) sits on its stream's track of the
  *     process "resident device", at its device time; the host call that queued it sits on
  *     its thread's track of "resident host" (category "api"); an untimed entry and every
@@ -17,8 +17,7 @@
  *     sampled at every allocation and free.
  * Times are microseconds since the ledger's reset on the host's monotonic clock. Device
  * times come from events and are placed on that clock by a reference event waited for at
- * the reset; the document's "otherData" says how exact that placement is. The ledger
- * does not record array shapes, so the trace has none.
+ * the reset; the document's "otherData" says how exact that placement is.
  *
  * The ledger keeps the last RESIDENT_LEDGER_ENTRIES entries, 4096 scopes and 16384 pool
  * samples; older ones are counted in "otherData" ("dropped_entries"), not written.

@@ -259,8 +259,17 @@ rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t by
   return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
 }
 
+/* "(1000,)", "(64, 64)", "()": NumPy's way, cut with "..." where it does not fit. */
+static void rs_ledger_shape(char *out, size_t len, int ndim, const int64_t *shape) {
+  size_t o = (size_t)snprintf(out, len, "(");
+  for (int i = 0; i < ndim && o < len; i++)
+    o += (size_t)snprintf(out + o, len - o, "%s%lld", i ? ", " : "", (long long)shape[i]);
+  if (o < len) o += (size_t)snprintf(out + o, len - o, ndim == 1 ? ",)" : ")");
+  if (o >= len && len > 4) memcpy(out + len - 4, "...", 4);
+}
+
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
-                        const rs_copy_cause *cause, void *stream) {
+                        const rs_copy_cause *cause, void *stream, int ndim, const int64_t *shape) {
   rs_ledger_entry e;
   memset(&e, 0, sizeof e);
   e.kind = RS_ENTRY_COPY;
@@ -269,6 +278,7 @@ void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir,
   e.bytes = bytes;
   e.arg = cause->arg;
   snprintf(e.cause, sizeof e.cause, "%s", cause->what);
+  if (shape) rs_ledger_shape(e.shape, sizeof e.shape, ndim, shape);
   rs_ledger_timed_end(ctx, token, &e, stream);
 }
 

@@ -40,7 +40,7 @@ typedef struct rs_ledger_token {
 rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t bytes,
                                      const rs_copy_cause *cause, void *stream);
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
-                        const rs_copy_cause *cause, void *stream);
+                        const rs_copy_cause *cause, void *stream, int ndim, const int64_t *shape);
 
 /* What a host wait blocks on: all work of the device, one native stream, one native
  * event. */

@@ -105,8 +105,8 @@ static void entry_event(rs_tracer *t, const rs_ledger_entry *e) {
     cat = e->implicit ? "copy.implicit" : "copy.explicit";
     cname = e->implicit ? "terrible" : "good";
     double ms = e->device_ms >= 0 ? e->device_ms : e->host_ms;
-    n += snprintf(args + n, sizeof args - (size_t)n, ",\"bytes\":%zu,\"direction\":\"%s\",\"implicit\":%s", e->bytes,
-                  rs_direction_name(e->dir), e->implicit ? "true" : "false");
+    n += snprintf(args + n, sizeof args - (size_t)n, ",\"bytes\":%zu,\"shape\":\"%s\",\"direction\":\"%s\",\"implicit\":%s",
+                  e->bytes, e->shape, rs_direction_name(e->dir), e->implicit ? "true" : "false");
     if (ms > 0) n += snprintf(args + n, sizeof args - (size_t)n, ",\"bandwidth_gbs\":%.3f", (double)e->bytes / ms / 1e6);
     if (e->arg >= 0) n += snprintf(args + n, sizeof args - (size_t)n, ",\"kernel_argument\":%d", e->arg);
   } else if (e->kind == RS_ENTRY_KERNEL) {
