@@ -27,18 +27,24 @@ fail() { status=1; note "$1" "FAILED: $2"; }
 trap 'printf "%s\n" "${summary[@]}" | tee "$OUT/summary.txt"; [ $status = 0 ] && echo "RESULT: all passed" || echo "RESULT: FAILED"' EXIT
 
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-build() { # dir, log name, extra cmake args...
+# Only this card's architecture (ARCH, default 90) and only the targets the steps run: two
+# builds fit one device call.
+ARCH=${ARCH:-90}
+configure() { # dir, log name, extra cmake args...
   local dir=$1 log=$2; shift 2
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_WERROR=OFF \
-    -DRESIDENT_BUILD_BENCH=ON -DCMAKE_CUDA_COMPILER="$nvcc" "$@" >"$OUT/configure-$log.log" 2>&1 &&
-    cmake --build "$dir" -j "$JOBS" >"$OUT/build-$log.log" 2>&1
+    -DRESIDENT_BUILD_BENCH=ON -DRESIDENT_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_CUDA_COMPILER="$nvcc" "$@" \
+    >"$OUT/configure-$log.log" 2>&1
 }
-build "$ON" nvtx && note build-nvtx ok || { fail build-nvtx "see build-nvtx.log"; tail -n 30 "$OUT/build-nvtx.log"; exit 1; }
-# only what step 5 runs, without NVTX
-(cmake -S . -B "$OFF" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_WERROR=OFF -DRESIDENT_BUILD_BENCH=ON \
-   -DRESIDENT_BUILD_TESTS=OFF -DRESIDENT_NVTX=OFF -DCMAKE_CUDA_COMPILER="$nvcc" >"$OUT/configure-nonvtx.log" 2>&1 &&
- cmake --build "$OFF" -j "$JOBS" --target bench_launch >"$OUT/build-nonvtx.log" 2>&1) &&
-  note build-nonvtx ok || fail build-nonvtx "see build-nonvtx.log"
+t0=$SECONDS
+configure "$ON" nvtx &&
+  cmake --build "$ON" -j "$JOBS" --target resident_cli test_trace test_nvtx test_ledger bench_launch \
+    >"$OUT/build-nvtx.log" 2>&1 && note build-nvtx "ok ($((SECONDS - t0)) s)" ||
+  { fail build-nvtx "see build-nvtx.log"; tail -n 30 "$OUT/build-nvtx.log"; exit 1; }
+t0=$SECONDS
+configure "$OFF" nonvtx -DRESIDENT_BUILD_TESTS=OFF -DRESIDENT_NVTX=OFF &&
+  cmake --build "$OFF" -j "$JOBS" --target bench_launch >"$OUT/build-nonvtx.log" 2>&1 &&
+  note build-nonvtx "ok ($((SECONDS - t0)) s)" || fail build-nonvtx "see build-nonvtx.log"
 
 # 2. the trace tests on the GPU
 if ctest --test-dir "$ON" -L cuda -R "test_trace|test_nvtx|check_timeline_page|test_ledger" --output-on-failure \

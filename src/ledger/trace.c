@@ -24,7 +24,7 @@
 typedef struct rs_tracer {
   rs_trace_file file;
   void *streams[RS_TRACE_STREAMS];
-  double stream_last[RS_TRACE_STREAMS + 1];
+  double stream_last[RS_TRACE_STREAMS + 1]; /* the end of the last slice on each stream */
   int nstreams;
   unsigned char thread_named[RS_TRACE_THREADS + 1];
   double thread_last[RS_TRACE_THREADS + 1];
@@ -122,11 +122,19 @@ static void entry_event(rs_tracer *t, const rs_ledger_entry *e) {
   if (e->device_ms >= 0) n += snprintf(args + n, sizeof args - (size_t)n, ",\"device_ms\":%.6f", e->device_ms);
   int host = thread_track(t, e->thread), moved = 0;
   if (e->device_start_ms >= 0) {
+    /* A stream runs its work in order: a start before the previous end is the rounding
+     * of the events' float milliseconds (a few ns); the slice starts at that end. */
     int tid = stream_track(t, e->stream);
-    double ts = monotonic(&t->stream_last[tid - 1], e->device_start_ms * 1e3, &moved);
+    double *end = &t->stream_last[tid - 1], ts = e->device_start_ms * 1e3, dur = e->device_ms * 1e3;
+    moved = ts < *end;
+    if (moved) {
+      dur = dur > *end - ts ? dur - (*end - ts) : 0;
+      ts = *end;
+    }
+    *end = ts + dur;
     put(t, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"%s\",\"cname\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
         "\"dur\":%.3f,\"args\":{%s%s}}",
-        name, cat, cname, PID_DEVICE, tid, ts, e->device_ms * 1e3, args, moved ? ",\"moved\":true" : "");
+        name, cat, cname, PID_DEVICE, tid, ts, dur, args, moved ? ",\"moved\":true" : "");
     /* the host call that queued it */
     ts = monotonic(&t->thread_last[host], e->host_start_ms * 1e3, &moved);
     put(t, ",\n{\"ph\":\"X\",\"name\":\"queue %s\",\"cat\":\"api\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
