@@ -16,8 +16,9 @@
  *   - the device and pinned pools' bytes in use and held as counters ("C" events),
  *     sampled at every allocation and free.
  * Times are microseconds since the ledger's reset on the host's monotonic clock. Device
- * times come from events and are placed on that clock by a reference event waited for at
- * the reset; the document's "otherData" says how exact that placement is.
+ * times come from events and are placed on that clock by a reference event waited for on
+ * the legacy stream at context creation and at a reset (at most once a second); the
+ * document's "otherData" says how exact that placement is.
  *
  * The ledger keeps the last RESIDENT_LEDGER_ENTRIES entries, 4096 scopes and 16384 pool
  * samples; older ones are counted in "otherData" ("dropped_entries"), not written.

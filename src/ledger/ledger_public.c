@@ -76,9 +76,12 @@ rs_status rs_ledger_reset(rs_context *ctx) {
   l->count = 0;
   rs_ledger_forget_logs(l);
   l->epoch_ms = rs_now_ms();
+  /* A fresh reference when the last is older than a second: device times far from it lose
+   * precision (float milliseconds), and placing it waits for the legacy stream, which a
+   * loop of resets should not pay each time. */
+  int again = !l->ref_event || l->epoch_ms - l->ref_host_ms > 1000.0;
   pthread_mutex_unlock(&l->lock);
-  /* A fresh reference: device times far from their reference lose precision (float ms). */
-  rs_ledger_place_clock(ctx);
+  if (again) rs_ledger_place_clock(ctx);
   return RS_OK;
 }
 

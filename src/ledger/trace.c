@@ -217,7 +217,7 @@ static rs_status rs_trace_body(rs_context *ctx, rs_tracer *t, const char *path) 
                    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"resident device (%s)\"}},\n"
                    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"resident host\"}}",
                    rs_version(), ctx->vt->name,
-                   s.device_clock ? "from events, placed on the host clock by a reference event recorded at the reset: at most "
+                   s.device_clock ? "from events, placed on the host clock by a reference event recorded at a reset: at most "
                                     "device_clock_uncertainty_us later than the record, moved device_clock_shift_us "
                                     "later so that none starts before its host call"
                                   : "none: the backend gave no reference event, entries are at host times",
