@@ -15,7 +15,7 @@ static void rs_json_text(FILE *f, const char *s) {
       fprintf(f, "\\%c", *p);
     else if (*p == '\n')
       fputs("\\n", f);
-    else if (*p < 0x20)
+    else if (*p < 0x20 || *p == '<') /* '<': the text may sit inside an HTML <script> */
       fprintf(f, "\\u%04x", *p);
     else
       fputc(*p, f);

@@ -11,15 +11,18 @@ static const char *rs_entry_kind_name(rs_entry_kind kind) {
   return "unknown";
 }
 
-rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx) {
-  int64_t count = 0, dropped = 0;
-  rs_status st = rs_ledger_count(ctx, &count, &dropped);
+rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx, int64_t first) {
+  int64_t held = 0, dropped = 0;
+  rs_status st = rs_ledger_count(ctx, &held, &dropped);
   if (st != RS_OK) return st;
+  int64_t skip = first > dropped ? first - dropped : 0; /* entries of earlier runs */
+  int64_t count = held - skip;
+  dropped = first > dropped ? 0 : dropped - first;
   rs_json_int(j, "entries_dropped", dropped);
   rs_json_array(j, "entries");
   for (int64_t i = 0; i < count && st == RS_OK; i++) {
     rs_ledger_entry e;
-    st = rs_ledger_entry_at(ctx, i, &e);
+    st = rs_ledger_entry_at(ctx, skip + i, &e);
     if (st != RS_OK) break;
     int copy = e.kind == RS_ENTRY_COPY, moves = copy || e.kind == RS_ENTRY_PREFETCH;
     rs_json_object(j, NULL);

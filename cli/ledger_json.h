@@ -5,9 +5,10 @@
 #include "cli/json.h"
 #include "resident.h"
 
-/* "entries": every entry the ledger holds, and "entries_dropped": how many older ones it
- * no longer does (RESIDENT_LEDGER_ENTRIES). */
-rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx);
+/* "entries": every entry the ledger holds from absolute index `first` (the number of
+ * entries recorded before: 0 for all), and "entries_dropped": how many of those it no
+ * longer holds (RESIDENT_LEDGER_ENTRIES). */
+rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx, int64_t first);
 
 /* "stats": the totals by direction and kind. */
 void rs_json_ledger_stats(rs_json *j, const rs_ledger_stats *s);

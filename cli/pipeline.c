@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cli/pipeline_html.h"
 #include "cli/commands.h"
 #include "cli/ledger_json.h"
 #include "cli/measure.h"
@@ -31,6 +32,8 @@ typedef struct {
   long show;        /* operations shown before eliding */
   rs_cli_output out;
   long chunks, streams; /* streamed; RS_STREAMED_AUTO = chosen */
+  const char *html;  /* --html page, or NULL */
+  const char *trace; /* --trace file, or NULL */
 } rs_pipe_opts;
 
 static void rs_pipe_usage(FILE *f) {
@@ -54,7 +57,9 @@ static void rs_pipe_usage(FILE *f) {
           "  --bandwidth X      GB/s for the PCIe estimate, or 'measure' (default 12, a teaching figure)\n"
           "  --show N           operations listed before the list is shortened (default 40)\n"
           "  --json[=FILE]      every ledger entry and the summary as JSON (docs/cli-json.md), on\n"
-          "                     stdout or into FILE\n");
+          "                     stdout or into FILE\n"
+          "  --html FILE        the runs as timelines in one self-contained page (open it in a browser)\n"
+          "  --trace FILE       the runs as a Trace Event Format file (ui.perfetto.dev, chrome://tracing)\n");
 }
 
 static int rs_pipe_bad(const char *fmt, const char *value) {
@@ -68,7 +73,7 @@ static int rs_pipe_bad(const char *fmt, const char *value) {
 /* 0 on success, else the exit status. */
 static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
   *o = (rs_pipe_opts){3, 100000000, RS_FLOAT32, 1, 1, 0, 0, RS_BACKEND_AUTO, RS_DEFAULT_PCIE_GBS, 40, {.command = "pipeline"},
-                      RS_STREAMED_AUTO, RS_STREAMED_AUTO};
+                      RS_STREAMED_AUTO, RS_STREAMED_AUTO, NULL, NULL};
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     const char *v;
@@ -104,6 +109,10 @@ static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
       if (strcmp(v, "measure") == 0) o->bandwidth = -1;
       else if (rs_opt_double(&o->bandwidth, v, 1e6))
         return rs_pipe_bad("--bandwidth: %s (GB/s), or 'measure'", rs_last_error());
+    } else if ((v = rs_opt_value(argc, argv, &i, "--html", &missing))) {
+      o->html = v;
+    } else if ((v = rs_opt_value(argc, argv, &i, "--trace", &missing))) {
+      o->trace = v;
     } else if ((v = rs_opt_value(argc, argv, &i, "--show", &missing))) {
       if (rs_opt_int(&o->show, v, 2, 1000000)) return rs_pipe_bad("--show: %s", rs_last_error());
     } else if (missing) {
@@ -153,9 +162,13 @@ static double rs_pipe_check(const rs_array *a, long kernels) {
   return worst;
 }
 
-static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show) {
-  int64_t count = 0, dropped = 0;
-  if (rs_ledger_count(ctx, &count, &dropped) != RS_OK) return;
+/* The entries from absolute index `first` (those recorded before the run) on. */
+static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show, int64_t first) {
+  int64_t held = 0, dropped = 0;
+  if (rs_ledger_count(ctx, &held, &dropped) != RS_OK) return;
+  int64_t skip = first > dropped ? first - dropped : 0; /* entries of earlier runs */
+  int64_t count = held - skip;
+  dropped = first > dropped ? 0 : dropped - first;
   fprintf(out, "  %5s  %-6s %-4s %-9s %12s %11s %11s  %s\n", "#", "op", "dir", "kind", "bytes", "device ms", "host ms",
          "cause");
   for (int64_t i = 0; i < count; i++) {
@@ -164,7 +177,7 @@ static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show) {
       i = count - show / 2;
     }
     rs_ledger_entry e;
-    if (rs_ledger_entry_at(ctx, i, &e) != RS_OK) return;
+    if (rs_ledger_entry_at(ctx, skip + i, &e) != RS_OK) return;
     const char *op = e.kind == RS_ENTRY_COPY       ? "copy"
                      : e.kind == RS_ENTRY_KERNEL   ? "kernel"
                      : e.kind == RS_ENTRY_WAIT     ? "wait"
@@ -191,7 +204,15 @@ typedef struct {
   rs_ledger_stats stats;
   double error;
   rs_streamed_report streamed;
+  int64_t first; /* the ledger's absolute index of the run's first entry */
 } rs_pipe_result;
+
+/* Entries recorded so far, the forgotten ones included. */
+static int64_t rs_pipe_recorded(rs_context *ctx) {
+  int64_t held = 0, dropped = 0;
+  if (rs_ledger_count(ctx, &held, &dropped) != RS_OK) return 0;
+  return held + dropped;
+}
 
 enum { RS_PIPE_IMPLICIT, RS_PIPE_EXPLICIT, RS_PIPE_STREAMED, RS_PIPE_MODES };
 static const char *const rs_pipe_names[RS_PIPE_MODES] = {"implicit", "explicit", "streamed"};
@@ -207,12 +228,17 @@ static rs_status rs_pipe_streamed(rs_pipe_result *r, const rs_pipe_kernel *pk, r
   return rs_streamed_run(host, host, rs_pipe_chain_step, &chain, &so, &r->streamed);
 }
 
-/* One run of a style. The ledger is reset so it holds exactly this run. */
+/* One run of a style, in a ledger scope named after it: its totals are the scope's, and
+ * the ledger keeps every run for the trace and the page. */
 static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, const rs_pipe_kernel *pk, rs_array *host,
                              const rs_pipe_opts *o, int mode, rs_progress *prog) {
   int implicit = mode == RS_PIPE_IMPLICIT;
+  static const char *const scope[RS_PIPE_MODES] = {"implicit: the host array at every launch",
+                                                   "explicit: to_device once, copy_to_host once",
+                                                   "streamed: chunks over several streams"};
   rs_pipe_fill(host);
-  rs_status st = rs_ledger_reset(ctx);
+  r->first = rs_pipe_recorded(ctx);
+  rs_status st = rs_ledger_begin_named(ctx, scope[mode]);
   if (st != RS_OK) return st;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -237,12 +263,13 @@ static rs_status rs_pipe_run(rs_pipe_result *r, rs_context *ctx, const rs_pipe_k
     rs_array_release(dev);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  rs_status end = rs_ledger_end(ctx, &r->stats);
   if (prog) rs_progress_note(prog, "%s: checking the result", rs_pipe_names[mode]);
   if (st != RS_OK) return st;
+  if (end != RS_OK) return end;
   r->wall_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-  st = rs_ledger_get_stats(ctx, &r->stats);
   r->error = rs_pipe_check(host, o->kernels);
-  return st;
+  return RS_OK;
 }
 
 static int rs_pipe_fail(const char *what) {
@@ -318,8 +345,15 @@ int rs_cmd_pipeline(int argc, char **argv) {
   rs_pipe_opts o;
   int parsed = rs_pipe_parse(&o, argc, argv);
   if (parsed) return parsed < 0 ? 0 : parsed;
+  /* every output path is checked before any work */
+  if (o.trace && rs_cli_check_writable("pipeline", "the --trace file", o.trace)) return 2;
+  rs_pipe_html page = {0};
+  if (o.html && rs_pipe_html_open(&page, o.html)) return 2;
   int bad = rs_cli_output_open(&o.out);
-  if (bad) return bad;
+  if (bad) {
+    rs_pipe_html_close(&page);
+    return bad;
+  }
   FILE *out = o.out.text;
   rs_json *j = o.out.json.f ? &o.out.json : NULL;
   rs_context *ctx = NULL;
@@ -397,11 +431,13 @@ int rs_cmd_pipeline(int argc, char **argv) {
   /* The streamed warm-up runs the whole chain: its first run chooses the chunk size from
    * a timed first chunk, which later runs of the same chain reuse. */
   if (rs_pipe_run(&warm, ctx, &pk, host, &warm_o, RS_PIPE_EXPLICIT, NULL) != RS_OK ||
-      (o.streamed && rs_pipe_run(&warm, ctx, &pk, host, &o, RS_PIPE_STREAMED, NULL) != RS_OK)) {
+      (o.streamed && rs_pipe_run(&warm, ctx, &pk, host, &o, RS_PIPE_STREAMED, NULL) != RS_OK) ||
+      rs_ledger_reset(ctx) != RS_OK) {
     rs_progress_end(&prog);
     exit_code = rs_pipe_fail("warm-up");
     goto done;
   }
+  rs_pipe_html_begin(&page, bname, props.name, o.kernels, (int64_t)((size_t)n * item), o.pinned ? "pinned" : "pageable");
   int modes[RS_PIPE_MODES] = {o.implicit, o.explicit_, o.streamed};
   static const char *const what[RS_PIPE_MODES] = {
       "the host array is passed to every launch", "to_device once, launches on the device array, copy_to_host once",
@@ -415,7 +451,7 @@ int rs_cmd_pipeline(int argc, char **argv) {
       goto done;
     }
     rs_progress_end(&prog);
-    rs_pipe_print_sequence(out, ctx, o.show);
+    rs_pipe_print_sequence(out, ctx, o.show, res[m].first);
     fprintf(out, "\n");
     rs_ledger_print(&res[m].stats, res[m].wall_ms, o.bandwidth, out);
     if (m == RS_PIPE_STREAMED) rs_pipe_print_streamed(out, &res[m].streamed);
@@ -433,9 +469,11 @@ int rs_cmd_pipeline(int argc, char **argv) {
       rs_json_number(j, "tolerance", tol);
       if (m == RS_PIPE_STREAMED) rs_pipe_json_streamed(j, &res[m].streamed);
       rs_json_ledger_stats(j, &res[m].stats);
-      if (rs_json_ledger_entries(j, ctx) != RS_OK) exit_code = rs_pipe_fail("ledger entries");
+      if (rs_json_ledger_entries(j, ctx, res[m].first) != RS_OK) exit_code = rs_pipe_fail("ledger entries");
       rs_json_end(j);
     }
+    if (rs_pipe_html_run(&page, ctx, res[m].first, rs_pipe_names[m], &res[m].stats, res[m].wall_ms, ok) != RS_OK)
+      exit_code = rs_pipe_fail("the --html page");
   }
   if (j) rs_json_end(j); /* runs */
   if (o.implicit && o.explicit_) {
@@ -444,11 +482,13 @@ int rs_cmd_pipeline(int argc, char **argv) {
   } else if (j) {
     rs_json_null(j, "summary");
   }
+  if (o.trace && rs_trace_write(ctx, o.trace) != RS_OK) exit_code = rs_pipe_fail("--trace");
 done:
   rs_progress_end(&prog);
   rs_pipe_kernel_destroy(&pk);
   rs_array_release(host);
   rs_context_destroy(ctx);
+  if (rs_pipe_html_close(&page) && exit_code == 0) exit_code = 1;
   if (rs_cli_output_close(&o.out) && exit_code == 0) exit_code = 1;
   return exit_code;
 }

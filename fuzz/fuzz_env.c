@@ -1,6 +1,7 @@
 /* Context creation under a fuzzed value of one RESIDENT_* variable (the first input byte
  * picks it, the rest is the value): a context is made or refused with a message, a small
  * array is made and summed in a context that was made, and everything is destroyed. */
+#include <sys/stat.h>
 #include "fuzz_util.h"
 
 static const char *const vars[] = {
@@ -9,13 +10,17 @@ static const char *const vars[] = {
     "RESIDENT_CACHE_DIR",        "RESIDENT_CACHE_MAX",         "RESIDENT_ALLOCATOR",
     "RESIDENT_POOL_LIMIT",       "RESIDENT_MAX_PENDING_DEALLOCS_COUNT",
     "RESIDENT_MAX_PENDING_DEALLOCS_RATIO", "RESIDENT_PAGEABLE_STAGING", "RESIDENT_STAGING_THREADS",
-    "XDG_CACHE_HOME"};
+    "XDG_CACHE_HOME", "RESIDENT_TRACE"};
+/* RESIDENT_TRACE creates its file at context creation and writes it at destruction: the
+ * fuzzed value becomes a name inside this folder ('/' taken out), never a path elsewhere. */
+#define TRACE_DIR "/tmp/rs-fuzz-trace"
 #define NVARS (sizeof vars / sizeof vars[0])
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
   for (size_t i = 0; i < NVARS; i++) unsetenv(vars[i]);
+  mkdir(TRACE_DIR, 0700);
   return 0;
 }
 
@@ -29,9 +34,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * million entries that is left to RS_FUZZ_KNOWN=1 (fuzz/known/fuzz_env). */
   if (!rs_fz_known() && strcmp(var, "RESIDENT_LEDGER_ENTRIES") == 0 && strtoll(value, NULL, 10) > 1000000)
     return 0;
+  char inside[sizeof value + sizeof TRACE_DIR + 1];
+  const char *set = value;
+  if (strcmp(var, "RESIDENT_TRACE") == 0) {
+    for (char *p = value; *p; p++)
+      if (*p == '/') *p = '_';
+    snprintf(inside, sizeof inside, "%s/%s", TRACE_DIR, value);
+    set = inside;
+  }
   /* the simulator everywhere (no GPU is tried), but for the backend variable itself */
   setenv("RESIDENT_BACKEND", "sim", 1);
-  setenv(var, value, 1);
+  setenv(var, set, 1);
 
   rs_context *ctx = NULL;
   rs_clear_error();

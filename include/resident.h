@@ -35,6 +35,12 @@
  *   - Graphs (resident/graph.h): rs_graph_begin_capture / rs_graph_end_capture record the
  *     launches, ops and copies queued on a stream; rs_graph_launch replays them for about
  *     the cost of one launch. Whatever would break a capture is refused by name.
+ *   - The ledger is also a timeline: rs_trace_write (resident/trace.h) writes it as Trace
+ *     Event Format JSON for Perfetto and chrome://tracing (RESIDENT_TRACE writes one per
+ *     context when it is destroyed), ledger scopes are named with rs_ledger_begin_named,
+ *     and on CUDA every copy, kernel, wait and scope is an NVTX range in the domain
+ *     "resident", so Nsight Systems shows resident's names (nothing is done when no
+ *     profiler is attached).
  *   - rs_benchmark (resident/bench.h) times a function honestly: warm-up excluded, host
  *     time with synchronization, device time from events, and the copies inside.
  *   - Array operations (resident/ops.h, reduce.h, sort.h, random.h, linalg.h) are
@@ -159,6 +165,12 @@
  *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads of those copies, each
  *                                                           with two 2 MiB pinned buffers
  *                                                           (default 0 = min(cores, 8))
+ *   RESIDENT_TRACE            a path of printable          each context writes its trace
+ *                             characters under 1024        there when destroyed
+ *                             bytes; %p = process id,      (resident/trace.h); the path is
+ *                             %n = context number,         created at rs_context_create,
+ *                             %% = %; any other % fails    an unwritable one fails it with
+ *                                                           RS_ERR_IO
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H
@@ -184,5 +196,6 @@
 #include "resident/ipc.h"
 #include "resident/streamed.h"
 #include "resident/graph.h"
+#include "resident/trace.h"
 
 #endif

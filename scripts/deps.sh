@@ -5,9 +5,16 @@
 # .venv.
 # The CUDA toolkit is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA
 # backend is built too.
+#
+# scripts/deps.sh --browser (or RESIDENT_DEPS_BROWSER=1) also installs Chromium, which the
+# test of `resident pipeline --html` drives headless (tests/check_timeline_page.py; skipped
+# without it).
 set -euo pipefail
 
 need_apt=()
+if [ "${1:-}" = "--browser" ] || [ "${RESIDENT_DEPS_BROWSER:-0}" = 1 ]; then
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need_apt+=(chromium)
+fi
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 command -v make >/dev/null 2>&1 || need_apt+=(make)

@@ -563,6 +563,11 @@ static void case_ledger(fx *f) { /* ledger.h */
   BAD(rs_ledger_begin(NULL));
   BAD(rs_ledger_end(NULL, &st));
   BAD(rs_ledger_end(c, &st)); /* none begun */
+  BAD(rs_ledger_begin_named(NULL, "named"));
+  BAD(rs_trace_write(NULL, "/tmp/rs_bad_input_trace.json"));
+  BAD(rs_trace_write(c, NULL));
+  BAD(rs_trace_write(c, ""));
+  BAD(rs_trace_write(c, "/nonexistent-rs-folder/trace.json"));
   BAD(rs_ledger_count(NULL, &n, &dropped));
   BAD(rs_ledger_entry_at(NULL, 0, &en));
   BAD(rs_ledger_entry_at(c, -1, &en));
@@ -1371,6 +1376,8 @@ static const struct {
     {"rs_ledger_reset", case_ledger},
     {"rs_ledger_begin", case_ledger},
     {"rs_ledger_end", case_ledger},
+    {"rs_ledger_begin_named", case_ledger},
+    {"rs_trace_write", case_ledger},
     {"rs_ledger_count", case_ledger},
     {"rs_ledger_entry_at", case_ledger},
     {"rs_ledger_print", case_ledger},

@@ -75,6 +75,12 @@ typedef struct rs_ledger_entry {
   double device_ms;     /* device time from events; -1 if not timed (rs_ledger_set_timing) */
   int64_t graph_copies; /* graphs: copies in one replay */
   int64_t graph_kernels; /* graphs: kernels in one replay */
+  double device_start_ms; /* when the device began it, on the host clock (ms since the
+                           * ledger's reset), from the same events; -1 if not timed */
+  int thread;           /* the host thread that made the call: 1 for the first thread the
+                           ledger saw in this process, 2 for the next, ... */
+  char shape[32];       /* copies: the array's shape as NumPy prints it, "(1000,)",
+                           "(64, 64)" (shortened with "..." past 31 bytes); else "" */
 } rs_ledger_entry;
 
 typedef struct rs_ledger_stats {
@@ -123,6 +129,11 @@ RS_API rs_status rs_ledger_reset(rs_context *ctx);
  * (waiting for its device times). End without begin is RS_ERR_STATE. */
 RS_API rs_status rs_ledger_begin(rs_context *ctx);
 RS_API rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out);
+
+/* rs_ledger_begin with a name: the scope's name in a trace (resident/trace.h) and in a
+ * profiler (the NVTX range of the scope). name is copied (the first 47 bytes); NULL or ""
+ * is an unnamed scope. */
+RS_API rs_status rs_ledger_begin_named(rs_context *ctx, const char *name);
 
 /* The recorded entries, oldest first. The log keeps the last RESIDENT_LEDGER_ENTRIES
  * (default 65536); *dropped tells how many older ones were forgotten. */

@@ -59,6 +59,8 @@ extern "C" {
   X(RS_ERR_NOT_READY, -63, "result not ready")                                         \
   /* checks */                                                                         \
   X(RS_ERR_NOT_CLOSE, -70, "arrays differ beyond the tolerance")                       \
+  /* files */                                                                          \
+  X(RS_ERR_IO, -80, "a file could not be opened or written")                           \
   X(RS_ERR_INTERNAL, -99, "internal error")
 
 typedef enum rs_status {

@@ -46,6 +46,20 @@ typedef enum rs_copy_dir {
 #define RS_BE_HOST_PORTABLE 0x2u
 #define RS_BE_HOST_WRITE_COMBINED 0x4u
 
+/* What a profiler range marks: the ledger's kinds of entry (and its scopes), a colour each. */
+typedef enum rs_range_kind {
+  RS_RANGE_H2D = 0, /* copies, by rs_copy_dir */
+  RS_RANGE_D2H = 1,
+  RS_RANGE_D2D = 2,
+  RS_RANGE_H2H = 3,
+  RS_RANGE_P2P = 4,
+  RS_RANGE_KERNEL = 5,
+  RS_RANGE_WAIT = 6,
+  RS_RANGE_SCOPE = 7,
+  RS_RANGE_PREFETCH = 8, /* managed memory moved (rs_array_prefetch) */
+  RS_RANGE_GRAPH = 9     /* a graph replay */
+} rs_range_kind;
+
 typedef struct rs_backend_vtable {
   const char *name;
   rs_backend_kind kind;
@@ -159,6 +173,15 @@ typedef struct rs_backend_vtable {
   rs_status (*graph_launch)(rs_backend *b, void *graph, void *stream);
   /* replays still queued complete first (or keep what they use alive) */
   rs_status (*graph_destroy)(rs_backend *b, void *graph);
+  /* profiler annotations (NVTX on CUDA), called by the ledger around each entry; NULL
+   * where the backend has none (the simulator). They must cost next to nothing when no
+   * profiler listens: no formatting, no lock. what: the cause; arg: the kernel argument
+   * of an implicit copy or -1. */
+  void (*range_push)(rs_range_kind kind, int implicit, const char *what, int arg); /* this thread */
+  void (*range_pop)(void);
+  /* a range that may end on another thread (ledger scopes); 0 when none was opened */
+  uint64_t (*range_start)(rs_range_kind kind, const char *what);
+  void (*range_end)(uint64_t id);
 } rs_backend_vtable;
 
 /* Bytes of a backend's interprocess memory handle (a cudaIpcMemHandle_t is 64). */
@@ -171,7 +194,7 @@ typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend
 /* The shape and meaning of the descriptor and its three tables. Bump on any change: the
  * registry refuses a descriptor of another version rather than call through a table laid
  * out differently. */
-#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async; managed prefetch and advice; IPC; graphs */
+#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async; managed prefetch and advice; IPC; graphs; profiler ranges */
 
 typedef struct rs_backend_desc {
   int version; /* RS_BACKEND_DESC_VERSION when the backend was built */

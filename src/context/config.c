@@ -127,6 +127,26 @@ static rs_status rs_config_ledger(rs_config *cfg) {
   return rs_env_count("RESIDENT_LEDGER_ENTRIES", 1, (int64_t)1 << 26, &cfg->ledger_entries);
 }
 
+/* RESIDENT_TRACE: a path, of printable characters, with no % but %p, %n and %%. */
+static rs_status rs_config_trace(rs_config *cfg) {
+  const char *v = rs_env("RESIDENT_TRACE");
+  if (!v) return RS_OK;
+  size_t n = strlen(v);
+  if (n >= sizeof cfg->trace_path)
+    return rs_fail(RS_ERR_PARSE, "RESIDENT_TRACE: a path of %zu bytes; at most %zu", n, sizeof cfg->trace_path - 1);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)v[i];
+    if (c < 0x20 || c == 0x7f)
+      return rs_fail(RS_ERR_PARSE, "RESIDENT_TRACE: control character 0x%02x at byte %zu of the path", c, i);
+    if (c == '%' && (i + 1 == n || !strchr("pn%", v[i + 1])))
+      return rs_fail(RS_ERR_PARSE, "RESIDENT_TRACE='%s': '%%' at byte %zu must be %%p (process id), %%n (context number) or %%%%",
+                     v, i);
+    if (c == '%') i++;
+  }
+  memcpy(cfg->trace_path, v, n + 1);
+  return RS_OK;
+}
+
 rs_status rs_config_from_env(rs_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   const char *v = rs_env("RESIDENT_BACKEND");
@@ -161,5 +181,5 @@ rs_status rs_config_from_env(rs_config *cfg) {
   int64_t lanes = 0;
   RS_TRY(rs_env_count("RESIDENT_STAGING_THREADS", 0, RS_STAGING_MAX_THREADS, &lanes));
   cfg->staging_threads = (int)lanes;
-  return RS_OK;
+  return rs_config_trace(cfg);
 }

@@ -156,7 +156,9 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
     free(store);
     return st;
   }
-  st = rs_default_streams_add(ctx);
+  rs_memory_observe_pools(ctx, rs_ledger_pool_sample, ctx);
+  st = rs_trace_prepare(ctx);
+  if (st == RS_OK) st = rs_default_streams_add(ctx);
   if (st != RS_OK) {
     rs_context_teardown(ctx);
     return st;
@@ -192,6 +194,7 @@ static void rs_free_live_graph(void *object, void *arg) {
 static void rs_context_teardown(rs_context *ctx) {
   rs_context_store *store = (rs_context_store *)ctx; /* ctx is its first member */
   ctx->vt->synchronize(ctx->be);
+  rs_trace_at_exit(ctx); /* RESIDENT_TRACE: what the ledger holds, before teardown adds to it */
   /* Handles the user forgot: free what they hold so the process leaks nothing. */
   rs_slab_each_live(&ctx->arrays, rs_free_live_array, ctx);
   rs_slab_each_live(&ctx->streams, rs_free_live_stream, ctx);

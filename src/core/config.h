@@ -36,6 +36,8 @@ typedef struct rs_config {
   double max_pending_ratio;    /* RESIDENT_MAX_PENDING_DEALLOCS_RATIO (default 0.2, in (0, 1]) */
   rs_staging_mode pageable_staging; /* RESIDENT_PAGEABLE_STAGING: auto|on|off */
   int staging_threads;         /* RESIDENT_STAGING_THREADS: host threads of staged copies (0 = chosen) */
+  char trace_path[1024];       /* RESIDENT_TRACE: where a context writes its trace when destroyed
+                                  ("" = nowhere); %p and %n not yet replaced */
 } rs_config;
 
 /* Fill cfg from the environment (src/context/config.c). An unparsable value is an error naming the variable

@@ -52,7 +52,7 @@ rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs,
 
   RS_TRY(rs_launch_stage_in(&la));
   rs_kargs_pack(k, args, &la, &ka);
-  rs_ledger_token t = rs_ledger_kernel_begin(ctx, la.stream);
+  rs_ledger_token t = rs_ledger_kernel_begin(ctx, k->name, la.stream);
   rs_status st = k->kb->launch(ctx->be, k->module, k->fn, &d, ka.argv, k->kinds, k->nparams, la.stream);
   rs_ledger_kernel_end(ctx, t, k->name, la.stream);
   if (st == RS_OK)

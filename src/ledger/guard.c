@@ -192,7 +192,7 @@ rs_status rs_guard_capture_check(rs_context *ctx, void *stream, rs_copy_dir dir,
                                  const rs_copy_cause *cause) {
   rs_capture *c = rs_capture_of(ctx, stream, 1);
   if (!c) return RS_OK;
-  static const char *const names[] = {"H2D", "D2H", "D2D", "H2H"};
+  static const char *const names[] = {"H2D", "D2H", "D2D", "H2H", "P2P"};
   if (cause->implicit)
     return rs_fail(RS_ERR_TRANSFER_REFUSED,
                    "%s: implicit %s copy of argument %d while stream %p is being captured into a graph: a replay "

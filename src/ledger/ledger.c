@@ -8,12 +8,41 @@
 #include "core/error.h"
 #include "core/objects.h"
 #include "ledger/ledger_hooks.h"
-#include "ledger/state.h"
+#include "ledger/ledger_internal.h"
+
+int rs_ledger_thread(void) {
+  static _Atomic int next = 0;
+  static _Thread_local int mine = 0;
+  if (!mine) mine = atomic_fetch_add(&next, 1) + 1;
+  return mine;
+}
 
 double rs_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void rs_ledger_place_clock(rs_context *ctx) {
+  rs_ledger *l = ctx->ledger;
+  void *ev = l->ref_event;
+  if (!ev && ctx->vt->event_create(ctx->be, 0, &ev) != RS_OK) return;
+  double before = rs_now_ms();
+  if (ctx->vt->event_record(ctx->be, ev, NULL) != RS_OK || ctx->vt->event_synchronize(ctx->be, ev) != RS_OK) {
+    ctx->vt->event_destroy(ctx->be, ev);
+    pthread_mutex_lock(&l->lock);
+    l->ref_event = NULL;
+    pthread_mutex_unlock(&l->lock);
+    return;
+  }
+  double after = rs_now_ms();
+  pthread_mutex_lock(&l->lock);
+  l->ref_event = ev;
+  /* The event completed somewhere between the record and the end of the wait. */
+  l->ref_host_ms = before;
+  l->ref_uncertainty_ms = after - before;
+  l->ref_shift_ms = 0;
+  pthread_mutex_unlock(&l->lock);
 }
 
 rs_status rs_ledger_init(rs_context *ctx) {
@@ -22,9 +51,18 @@ rs_status rs_ledger_init(rs_context *ctx) {
   l->capacity = ctx->cfg.ledger_entries > 0 ? ctx->cfg.ledger_entries : 65536;
   l->ring = calloc((size_t)l->capacity, sizeof *l->ring);
   if (!l->ring) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "no host memory for the ledger");
+  l->scope_log = calloc(RS_LEDGER_SCOPE_LOG, sizeof *l->scope_log);
+  l->pool_log = calloc(RS_LEDGER_POOL_LOG, sizeof *l->pool_log);
+  if (!l->scope_log || !l->pool_log) {
+    free(l->ring);
+    free(l->scope_log);
+    free(l->pool_log);
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "no host memory for the ledger");
+  }
   pthread_mutex_init(&l->lock, NULL);
   l->timing = ctx->cfg.ledger_timing;
   l->epoch_ms = rs_now_ms();
+  rs_ledger_place_clock(ctx);
   return RS_OK;
 }
 
@@ -41,7 +79,10 @@ void rs_ledger_destroy(rs_context *ctx) {
   rs_ledger *l = ctx->ledger;
   rs_ledger_drop_pending(ctx);
   for (size_t i = 0; i < l->nspare; i++) ctx->vt->event_destroy(ctx->be, l->spare_events[i]);
+  if (l->ref_event) ctx->vt->event_destroy(ctx->be, l->ref_event);
   free(l->spare_events);
+  free(l->scope_log);
+  free(l->pool_log);
   free(l->pending);
   free(l->ring);
   pthread_mutex_destroy(&l->lock);
@@ -144,8 +185,7 @@ static void rs_ledger_add_pending(rs_ledger *l, int64_t seq, const rs_ledger_ent
   for (int i = 0; i < l->depth; i++) p->scope_ids[i] = l->scopes[i].id;
 }
 
-/* Resolve device times: all pending ones when wait, else only those already complete. */
-static void rs_ledger_resolve(rs_context *ctx, int wait) {
+void rs_ledger_resolve(rs_context *ctx, int wait) {
   rs_ledger *l = ctx->ledger;
   pthread_mutex_lock(&l->lock);
   size_t kept = 0;
@@ -166,7 +206,16 @@ static void rs_ledger_resolve(rs_context *ctx, int wait) {
       rs_stats_add_device(&l->totals, &p, ms);
       for (int s = 0; s < p.depth && s < l->depth; s++)
         if (l->scopes[s].id == p.scope_ids[s]) rs_stats_add_device(&l->scopes[s].stats, &p, ms);
-      if (p.seq >= l->count - l->capacity) l->ring[p.seq % l->capacity].device_ms = ms;
+      if (p.seq >= l->count - l->capacity) {
+        rs_ledger_entry *e = &l->ring[p.seq % l->capacity];
+        float since = -1.0f;
+        e->device_ms = ms;
+        if (l->ref_event && ctx->vt->event_elapsed_ms(ctx->be, &since, l->ref_event, p.ev_start) == RS_OK) {
+          e->device_start_ms = l->ref_host_ms + since - l->epoch_ms;
+          double late = e->host_start_ms - e->device_start_ms; /* causality: never before the call */
+          if (late > l->ref_shift_ms) l->ref_shift_ms = late < l->ref_uncertainty_ms ? late : l->ref_uncertainty_ms;
+        }
+      }
     }
     rs_ledger_spare(ctx, p.ev_start);
     rs_ledger_spare(ctx, p.ev_end);
@@ -203,6 +252,8 @@ static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_en
   e->host_start_ms = t.host_start_ms - l->epoch_ms;
   e->host_ms = now - t.host_start_ms;
   e->device_ms = -1;
+  e->device_start_ms = -1;
+  e->thread = rs_ledger_thread();
   pthread_mutex_lock(&l->lock);
   int64_t seq = rs_ledger_append(l, e);
   if (t.ev_start && ev_end)
@@ -212,24 +263,36 @@ static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_en
     rs_ledger_spare(ctx, ev_end);
   }
   pthread_mutex_unlock(&l->lock);
+  if (ctx->vt->range_pop) ctx->vt->range_pop();
 }
 
+/* The profiler range opens before the entry's clock starts and closes after it stops, so
+ * the ledger's times do not include the annotation. */
 rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t bytes,
                                      const rs_copy_cause *cause, void *stream) {
-  (void)dir;
   (void)bytes;
-  (void)cause;
+  if (ctx->vt->range_push) ctx->vt->range_push((rs_range_kind)dir, cause->implicit, cause->what, cause->arg);
   return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
 }
 
+/* "(1000,)", "(64, 64)", "()": NumPy's way, cut with "..." where it does not fit. */
+static void rs_ledger_shape(char *out, size_t len, int ndim, const int64_t *shape) {
+  size_t o = (size_t)snprintf(out, len, "(");
+  for (int i = 0; i < ndim && o < len; i++)
+    o += (size_t)snprintf(out + o, len - o, "%s%lld", i ? ", " : "", (long long)shape[i]);
+  if (o < len) o += (size_t)snprintf(out + o, len - o, ndim == 1 ? ",)" : ")");
+  if (o >= len && len > 4) memcpy(out + len - 4, "...", 4);
+}
+
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
-                        const rs_copy_cause *cause, void *stream) {
+                        const rs_copy_cause *cause, void *stream, int ndim, const int64_t *shape) {
   rs_capture *c = rs_capture_of(ctx, stream, 0);
   if (c) { /* captured, not done: counted into the graph, recorded when it is launched */
     pthread_mutex_lock(&ctx->ledger->lock);
     c->copies[dir][cause->implicit ? 1 : 0]++;
     c->bytes[dir][cause->implicit ? 1 : 0] += (int64_t)bytes;
     pthread_mutex_unlock(&ctx->ledger->lock);
+    if (ctx->vt->range_pop) ctx->vt->range_pop(); /* opened by rs_ledger_copy_begin */
     return;
   }
   rs_ledger_entry e;
@@ -240,10 +303,12 @@ void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir,
   e.bytes = bytes;
   e.arg = cause->arg;
   snprintf(e.cause, sizeof e.cause, "%s", cause->what);
+  if (shape) rs_ledger_shape(e.shape, sizeof e.shape, ndim, shape);
   rs_ledger_timed_end(ctx, token, &e, stream);
 }
 
 rs_ledger_token rs_ledger_prefetch_begin(rs_context *ctx, void *stream) {
+  if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_PREFETCH, 0, "rs_array_prefetch", -1);
   return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
 }
 
@@ -259,7 +324,8 @@ void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_devic
   rs_ledger_timed_end(ctx, token, &e, stream);
 }
 
-rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, void *stream) {
+rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, const char *name, void *stream) {
+  if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_KERNEL, 0, name, -1);
   return rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS);
 }
 
@@ -269,6 +335,7 @@ void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *na
     pthread_mutex_lock(&ctx->ledger->lock);
     c->kernels++;
     pthread_mutex_unlock(&ctx->ledger->lock);
+    if (ctx->vt->range_pop) ctx->vt->range_pop(); /* opened by rs_ledger_kernel_begin */
     return;
   }
   rs_ledger_entry e;
@@ -287,6 +354,8 @@ static void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
   e.kind = RS_ENTRY_WAIT;
   e.arg = -1;
   e.device_ms = -1;
+  e.device_start_ms = -1;
+  e.thread = rs_ledger_thread();
   e.host_ms = host_ms;
   e.host_start_ms = rs_now_ms() - host_ms - l->epoch_ms;
   snprintf(e.cause, sizeof e.cause, "%s", cause);
@@ -296,11 +365,13 @@ static void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
 }
 
 rs_status rs_ledger_graph_begin(rs_context *ctx, void *stream, rs_ledger_token *token) {
+  if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_GRAPH, 0, "rs_graph_launch", -1);
   *token = rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS); /* timed as kernels are */
   return RS_OK;
 }
 
 void rs_ledger_token_drop(rs_context *ctx, rs_ledger_token token) {
+  if (ctx->vt->range_pop) ctx->vt->range_pop(); /* opened by the begin whose work failed */
   if (!token.ev_start) return;
   pthread_mutex_lock(&ctx->ledger->lock);
   rs_ledger_spare(ctx, token.ev_start);
@@ -352,6 +423,7 @@ static rs_status rs_wait_breaks_capture(rs_context *ctx, rs_wait_on on, void *na
 
 rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, const char *cause) {
   RS_TRY(rs_wait_breaks_capture(ctx, on, native, cause));
+  if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_WAIT, 0, cause, -1);
   double t0 = rs_now_ms();
   rs_status st;
   switch (on) {
@@ -366,143 +438,7 @@ rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, con
       break;
   }
   rs_ledger_wait(ctx, cause, rs_now_ms() - t0);
+  if (ctx->vt->range_pop) ctx->vt->range_pop();
   return st;
 }
 
-/* ---- public ---- */
-
-/* The sums return numbers, not a status: a NULL snapshot sums to 0 and says why in
- * rs_last_error(). */
-int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit) {
-  if (!s) {
-    rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_copies: stats is NULL");
-    return 0;
-  }
-  int64_t n = 0;
-  for (int d = 0; d < RS_DIRECTIONS; d++)
-    for (int i = 0; i < 2; i++)
-      if (implicit < 0 || implicit == i) n += s->copies[d][i];
-  return n;
-}
-
-int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit) {
-  if (!s) {
-    rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_bytes: stats is NULL");
-    return 0;
-  }
-  int64_t n = 0;
-  for (int d = 0; d < RS_DIRECTIONS; d++)
-    for (int i = 0; i < 2; i++)
-      if (implicit < 0 || implicit == i) n += s->bytes[d][i];
-  return n;
-}
-
-double rs_ledger_copy_ms(const rs_ledger_stats *s) {
-  if (!s) {
-    rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_copy_ms: stats is NULL");
-    return 0;
-  }
-  double ms = 0;
-  for (int d = 0; d < RS_DIRECTIONS; d++)
-    for (int i = 0; i < 2; i++)
-      ms += s->copy_device_ms[d][i] > 0 ? s->copy_device_ms[d][i] : s->copy_host_ms[d][i];
-  return ms;
-}
-
-rs_status rs_ledger_set_timing(rs_context *ctx, unsigned what) {
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_set_timing: context is NULL");
-  if (what & ~RS_TIME_ALL)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT,
-                   "rs_ledger_set_timing: unknown flag bits 0x%x (known: RS_TIME_COPIES, RS_TIME_KERNELS)",
-                   what & ~RS_TIME_ALL);
-  atomic_store(&ctx->ledger->timing, what);
-  return RS_OK;
-}
-
-rs_status rs_ledger_get_stats(rs_context *ctx, rs_ledger_stats *out) {
-  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_get_stats: NULL argument");
-  rs_ledger_resolve(ctx, 1);
-  pthread_mutex_lock(&ctx->ledger->lock);
-  *out = ctx->ledger->totals;
-  pthread_mutex_unlock(&ctx->ledger->lock);
-  return RS_OK;
-}
-
-rs_status rs_ledger_reset(rs_context *ctx) {
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_reset: context is NULL");
-  rs_ledger_resolve(ctx, 1);
-  rs_ledger *l = ctx->ledger;
-  pthread_mutex_lock(&l->lock);
-  if (l->depth > 0) {
-    pthread_mutex_unlock(&l->lock);
-    return rs_fail(RS_ERR_STATE, "rs_ledger_reset: %d ledger scope(s) still open", l->depth);
-  }
-  memset(&l->totals, 0, sizeof l->totals);
-  l->count = 0;
-  l->epoch_ms = rs_now_ms();
-  pthread_mutex_unlock(&l->lock);
-  return RS_OK;
-}
-
-rs_status rs_ledger_begin(rs_context *ctx) {
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_begin: context is NULL");
-  /* Earlier work must not leak its device time into the new scope's totals. */
-  rs_ledger_resolve(ctx, 0);
-  rs_ledger *l = ctx->ledger;
-  pthread_mutex_lock(&l->lock);
-  if (l->depth == RS_LEDGER_MAX_SCOPES) {
-    pthread_mutex_unlock(&l->lock);
-    return rs_fail(RS_ERR_STATE, "rs_ledger_begin: more than %d nested scopes", RS_LEDGER_MAX_SCOPES);
-  }
-  rs_ledger_scope *s = &l->scopes[l->depth++];
-  memset(s, 0, sizeof *s);
-  s->id = ++l->next_scope_id;
-  pthread_mutex_unlock(&l->lock);
-  return RS_OK;
-}
-
-rs_status rs_ledger_end(rs_context *ctx, rs_ledger_stats *out) {
-  if (!ctx) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_end: context is NULL");
-  rs_ledger *l = ctx->ledger;
-  pthread_mutex_lock(&l->lock);
-  int depth = l->depth;
-  pthread_mutex_unlock(&l->lock);
-  if (depth == 0) return rs_fail(RS_ERR_STATE, "rs_ledger_end: no ledger scope was begun");
-  rs_ledger_resolve(ctx, 1);
-  pthread_mutex_lock(&l->lock);
-  if (l->depth == 0) {
-    pthread_mutex_unlock(&l->lock);
-    return rs_fail(RS_ERR_STATE, "rs_ledger_end: no ledger scope was begun");
-  }
-  rs_ledger_stats stats = l->scopes[--l->depth].stats;
-  pthread_mutex_unlock(&l->lock);
-  if (out) *out = stats;
-  return RS_OK;
-}
-
-rs_status rs_ledger_count(rs_context *ctx, int64_t *count, int64_t *dropped) {
-  if (!ctx || !count) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_count: NULL argument");
-  rs_ledger *l = ctx->ledger;
-  pthread_mutex_lock(&l->lock);
-  int64_t kept = l->count < l->capacity ? l->count : l->capacity;
-  *count = kept;
-  if (dropped) *dropped = l->count - kept;
-  pthread_mutex_unlock(&l->lock);
-  return RS_OK;
-}
-
-rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *out) {
-  if (!ctx || !out) return rs_fail(RS_ERR_NULL_POINTER, "rs_ledger_entry_at: NULL argument");
-  rs_ledger_resolve(ctx, 0);
-  rs_ledger *l = ctx->ledger;
-  pthread_mutex_lock(&l->lock);
-  int64_t kept = l->count < l->capacity ? l->count : l->capacity;
-  if (index < 0 || index >= kept) {
-    pthread_mutex_unlock(&l->lock);
-    return rs_fail(RS_ERR_INDEX, "rs_ledger_entry_at: index %lld of %lld entries", (long long)index,
-                   (long long)kept);
-  }
-  *out = l->ring[(l->count - kept + index) % l->capacity];
-  pthread_mutex_unlock(&l->lock);
-  return RS_OK;
-}

@@ -40,7 +40,7 @@ typedef struct rs_ledger_token {
 rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t bytes,
                                      const rs_copy_cause *cause, void *stream);
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
-                        const rs_copy_cause *cause, void *stream);
+                        const rs_copy_cause *cause, void *stream, int ndim, const int64_t *shape);
 
 /* What a host wait blocks on: all work of the device, one native stream, one native
  * event. */
@@ -54,8 +54,9 @@ rs_status rs_ledger_timed_wait(rs_context *ctx, rs_wait_on on, void *native, con
 /* A line to the log handler (rs_set_log_handler; default standard error). */
 void rs_log_line(const char *fmt, ...) RS_PRINTF(1, 2);
 
-/* Record a kernel launch like a copy (device time from events when timing is on). */
-rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, void *stream);
+/* Record a kernel launch like a copy (device time from events when timing is on). name:
+ * the kernel or the operation (a static string or one that outlives the call). */
+rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, const char *name, void *stream);
 void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *name, void *stream);
 
 /* Record a prefetch of managed memory (timed like a copy). */
@@ -76,6 +77,16 @@ void rs_ledger_token_drop(rs_context *ctx, rs_ledger_token token);
  * non-contiguous host side, an implicit copy at a launch) is refused here. */
 rs_status rs_guard_capture_check(rs_context *ctx, void *stream, rs_copy_dir dir, int needs_host,
                                  const rs_copy_cause *cause);
+/* The memory layer's report after a pool allocation or free (arg: the context): the
+ * pool's bytes in use and held, kept for the trace's counters (ledger_scope.c). Takes
+ * the ledger's lock only. */
+void rs_ledger_pool_sample(void *arg, int pinned, size_t in_use, size_t held);
+
+/* RESIDENT_TRACE (trace.c): at creation, the path with %p and %n replaced, created to
+ * see that it can be written (RS_ERR_IO naming the variable otherwise); at destruction,
+ * the trace written there, a failure told to the log handler. Nothing without it. */
+rs_status rs_trace_prepare(rs_context *ctx);
+void rs_trace_at_exit(rs_context *ctx);
 
 /* Host monotonic clock in milliseconds. */
 double rs_now_ms(void);

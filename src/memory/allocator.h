@@ -49,6 +49,11 @@ typedef struct rs_mem_track {
 rs_status rs_memory_init(rs_context *ctx);
 void rs_memory_destroy(rs_context *ctx);
 
+/* fn(arg, pinned, in_use, held) after every allocation, free and trim of the device and
+ * the pinned pool (a layer above listens without the memory layer knowing it: the
+ * ledger's trace counters). Called with a pool's lock held. NULL stops it. */
+void rs_memory_observe_pools(rs_context *ctx, void (*fn)(void *, int, size_t, size_t), void *arg);
+
 /* Device memory for `stream` from the context's allocator. bytes == 0 gives NULL. The
  * memory is ready for work queued on `stream`; work on other streams must be ordered
  * after it by the caller (the tracked form below does that for buffers). */

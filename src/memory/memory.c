@@ -226,6 +226,16 @@ static void free_leaked(rs_memory *m, rs_tracked *t, int async) {
   }
 }
 
+void rs_memory_observe_pools(rs_context *ctx, void (*fn)(void *, int, size_t, size_t), void *arg) {
+  rs_pool *pools[2] = {&ctx->mem->device_pool, &ctx->mem->pinned_pool};
+  for (int i = 0; i < 2; i++) {
+    pthread_mutex_lock(&pools[i]->lock);
+    pools[i]->observe = fn;
+    pools[i]->observe_arg = arg;
+    pthread_mutex_unlock(&pools[i]->lock);
+  }
+}
+
 void rs_memory_destroy(rs_context *ctx) {
   rs_memory *m = ctx->mem;
   if (!m) return;

@@ -228,6 +228,10 @@ static rs_status new_segment(rs_pool *p, size_t rsize, void *stream, rs_pool_blo
 
 static rs_status trim_locked(rs_pool *p, int wait);
 
+static void observed(rs_pool *p) {
+  if (p->observe) p->observe(p->observe_arg, p->src->pinned, p->in_use, p->reserved);
+}
+
 static int fits_under_cap(const rs_pool *p, size_t rsize) {
   return p->reserved + p->reserving + rsize <= p->limit;
 }
@@ -280,6 +284,7 @@ rs_status rs_pool_alloc(rs_pool *p, size_t bytes, void *stream, void **out, rs_m
     rs_mem_event_ref(b->ready);
     *ready = b->ready;
   }
+  observed(p);
   pthread_mutex_unlock(&p->lock);
   return RS_OK;
 }
@@ -369,6 +374,7 @@ rs_status rs_pool_free(rs_pool *p, void *ptr, size_t bytes, void *use_stream, rs
   } else {
     make_free(p, b);
   }
+  observed(p);
   pthread_mutex_unlock(&p->lock);
   rs_uses_free(ctx, uses);
   return RS_OK;
@@ -416,6 +422,7 @@ static rs_status trim_locked(rs_pool *p, int wait) {
 rs_status rs_pool_trim(rs_pool *p, int wait) {
   pthread_mutex_lock(&p->lock);
   rs_status st = trim_locked(p, wait);
+  observed(p);
   pthread_mutex_unlock(&p->lock);
   return st;
 }

@@ -104,6 +104,10 @@ typedef struct rs_pool {
   size_t peak_in_use, peak_reserved;
   int64_t nsegments, nwaiting, used_blocks;
   int64_t allocations, frees, hits, misses;
+  /* told the bytes in use and reserved after each change (the ledger's trace counters);
+   * called with the lock held, so it must take no lock of the memory layer */
+  void (*observe)(void *arg, int pinned, size_t in_use, size_t held);
+  void *observe_arg;
 } rs_pool;
 
 rs_status rs_pool_init(rs_pool *p, rs_mem_source *src, const char *what);

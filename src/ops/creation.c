@@ -53,7 +53,7 @@ static int memset_zero(rs_array *a, rs_stream *stream, rs_status *st) {
   if (*st != RS_OK) return 1;
   size_t bytes = rs_array_nbytes(a);
   if (bytes == 0) return 1;
-  rs_ledger_token t = rs_ledger_kernel_begin(a->ctx, native);
+  rs_ledger_token t = rs_ledger_kernel_begin(a->ctx, "zeros", native);
   *st = a->ctx->vt->memset_async(a->ctx->be, rs_array_device_ptr(a), 0, bytes, native);
   rs_ledger_kernel_end(a->ctx, t, "zeros", native);
   return 1;

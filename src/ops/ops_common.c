@@ -189,7 +189,7 @@ rs_status rs_ops_stage_begin(rs_ops_stage *s, const char *name, rs_context *ctx,
   s->be = ctx->be;
   RS_TRY(rs_launch_stage_in(&s->la));
   s->stream = s->la.stream;
-  s->token = rs_ledger_kernel_begin(ctx, s->stream);
+  s->token = rs_ledger_kernel_begin(ctx, s->name, s->stream);
   return RS_OK;
 }
 

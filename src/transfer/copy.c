@@ -226,7 +226,7 @@ rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream,
     rs_memory_note_use(dst->buf, native);
     rs_memory_note_use(src->buf, native);
   }
-  rs_ledger_copy_end(ctx, token, dir, bytes, cause, native);
+  rs_ledger_copy_end(ctx, token, dir, bytes, cause, native, dst->ndim, dst->shape);
   rs_temp_free(&stage_src, ctx);
   rs_temp_free(&stage_dst, ctx);
   if (st != RS_OK) return rs_fail_prefix(st, "%s: ", who);

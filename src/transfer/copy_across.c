@@ -88,7 +88,7 @@ static rs_status peer_block(rs_array *dst, const rs_array *src, rs_stream *strea
   rs_status st = ctx->vt->copy_peer_async(ctx->be, rs_array_device_ptr(dst), src->ctx->be, rs_array_device_ptr(src),
                                           bytes, native, &direct);
   if (st == RS_OK) st = ctx->vt->stream_synchronize(ctx->be, native);
-  rs_ledger_copy_end(ctx, token, RS_DIR_P2P, bytes, cause, native);
+  rs_ledger_copy_end(ctx, token, RS_DIR_P2P, bytes, cause, native, dst->ndim, dst->shape);
   return st;
 }
 

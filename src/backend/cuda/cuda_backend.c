@@ -115,4 +115,10 @@ const rs_backend_vtable rs_cuda_vtable = {
     .graph_end = rs_cuda_graph_end,
     .graph_launch = rs_cuda_graph_launch,
     .graph_destroy = rs_cuda_graph_destroy,
+#ifdef RS_HAVE_NVTX /* RESIDENT_NVTX=OFF leaves them NULL, as the simulator does */
+    .range_push = rs_cuda_range_push,
+    .range_pop = rs_cuda_range_pop,
+    .range_start = rs_cuda_range_start,
+    .range_end = rs_cuda_range_end,
+#endif
 };

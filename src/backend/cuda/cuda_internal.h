@@ -97,6 +97,11 @@ rs_status rs_cuda_ipc_event_export(rs_backend *b, void *ev, unsigned char *handl
 rs_status rs_cuda_ipc_event_open(rs_backend *b, const unsigned char *handle, void **ev);
 rs_status rs_cuda_managed_prefetch(rs_backend *b, const void *ptr, size_t bytes, int to_device, void *stream);
 rs_status rs_cuda_managed_advise(rs_backend *b, const void *ptr, size_t bytes, int advice, int on_device);
+/* NVTX ranges (cuda_nvtx.c): the ledger's entries and scopes, in the domain "resident". */
+void rs_cuda_range_push(rs_range_kind kind, int implicit, const char *what, int arg);
+void rs_cuda_range_pop(void);
+uint64_t rs_cuda_range_start(rs_range_kind kind, const char *what);
+void rs_cuda_range_end(uint64_t id);
 
 
 #ifdef __cplusplus
