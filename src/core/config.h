@@ -12,6 +12,8 @@
 
 /* The most host threads the simulator runs kernels on (RESIDENT_SIM_THREADS at most). */
 #define RS_SIM_MAX_THREADS 1024
+/* The most threads the host path's ops run on (RESIDENT_HOST_THREADS at most). */
+#define RS_HOST_MAX_THREADS 1024
 
 typedef enum rs_staging_mode { RS_STAGING_AUTO = 0, RS_STAGING_ON, RS_STAGING_OFF } rs_staging_mode;
 
@@ -19,6 +21,7 @@ typedef struct rs_config {
   rs_backend_kind backend;     /* RESIDENT_BACKEND: auto|cuda|sim */
   size_t sim_device_memory;    /* RESIDENT_SIM_DEVICE_MEMORY: bytes of simulated device memory */
   int sim_threads;             /* RESIDENT_SIM_THREADS: host threads for simulator kernels (0 = all cores) */
+  int host_threads;            /* RESIDENT_HOST_THREADS: threads of host-path ops (0 = one per online CPU) */
   rs_guard_mode guard[RS_DIRECTIONS]; /* RESIDENT_TRANSFER_GUARD */
   unsigned ledger_timing;      /* RESIDENT_LEDGER_TIMING: RS_TIME_* (default copies) */
   int64_t ledger_entries;      /* RESIDENT_LEDGER_ENTRIES: entries kept in the log (default 65536) */

@@ -77,6 +77,19 @@ static inline void rs_native_batch(rs_thread_pool *pool, int64_t batch, int64_t 
   *info = any;
 }
 
+/* ---- the host path's thread pool (native_pool.c) ---- */
+/* The count the pool starts with (0: one per online CPU, at most RS_HOST_MAX_THREADS,
+ * core/config.h); called at context creation.
+ * No effect once the pool has started. */
+void rs_native_host_threads_request(int threads);
+/* Threads the host ops use (the pool's, or what it will start with). */
+int rs_native_host_threads(void);
+/* The pool, started on first call; *out NULL when one thread is asked for (the caller's
+ * own). Fails only when a thread cannot be started. */
+rs_status rs_native_host_pool(rs_thread_pool **out);
+/* Tests only, while no host op runs: stop the pool; the next use starts `threads`. */
+void rs_native_host_pool_restart(int threads);
+
 /* ---- values (native_convert.c) ---- */
 /* n elements of dtype dt at base + i * stride (or base + offs[i] when offs is given)
  * into dt's class / from dt's class. */
