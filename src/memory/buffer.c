@@ -2,13 +2,10 @@
  * This is the one place memory of every kind is obtained for arrays. Device and pinned
  * memory come from the memory layer (memory/allocator.h: the pool, the direct or async
  * allocator, the pinned pool); mapped and managed memory straight from the backend. */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 #include "core/error.h"
+#include "core/host_pages.h"
 #include "backend/backend.h"
 #include "memory/buffer.h"
 #include "memory/allocator.h"
@@ -21,21 +18,6 @@ static unsigned rs_backend_host_flags(rs_mem_kind kind, unsigned flags) {
   if (flags & RS_HOST_PORTABLE) be |= RS_BE_HOST_PORTABLE;
   if (flags & RS_HOST_WRITE_COMBINED) be |= RS_BE_HOST_WRITE_COMBINED;
   return be;
-}
-
-/* Large host arrays on transparent huge pages where the system gives them on request
- * (THP "madvise" mode, the usual default): a fresh array's first touch then faults once
- * per 2 MiB instead of once per 4 KiB - on 100 MB, tens of milliseconds. NumPy does the
- * same for its arrays of 4 MiB and more. Advice only: a refusal changes nothing. */
-static void rs_host_advise_huge(void *p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const uintptr_t huge = (uintptr_t)2 << 20;
-  if (bytes < ((size_t)4 << 20)) return;
-  uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p, (void)bytes;
-#endif
 }
 
 static int rs_kind_counts_as_device(rs_mem_kind kind) {
@@ -68,7 +50,7 @@ static rs_status rs_kind_alloc(rs_context *ctx, rs_buffer *buf, unsigned flags) 
        * side of a copy see aligned data. */
       if (posix_memalign(&p, 256, bytes) != 0)
         return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "host allocation of %zu bytes failed", bytes);
-      rs_host_advise_huge(p, bytes);
+      rs_host_advise_huge(p, bytes); /* a fresh large array faults per 2 MiB */
       buf->ptr = p;
       return RS_OK;
     }

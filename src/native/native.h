@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "core/error.h"
+#include "core/host_pages.h"
 #include "core/thread_pool.h"
 #include "native/plans.h"
 
@@ -59,6 +60,7 @@ static inline rs_status rs_native_scratch(void **out, size_t bytes, const char *
   if (bytes == 0) return RS_OK;
   *out = malloc(bytes);
   if (!*out) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no host memory for %zu bytes of scratch", who, bytes);
+  rs_host_advise_huge(*out, bytes); /* a sort's scatter over it misses the TLB far less */
   return RS_OK;
 }
 
@@ -105,6 +107,10 @@ void rs_nat_const(rs_scalar s, rs_dtype dt, void *dst, int n);
 /* ---- math (native_math.c): operands in arg's class, results in res's class ---- */
 void rs_nat_unary(int op, rs_dtype arg, rs_dtype res, const void *x, void *r, int n);
 void rs_nat_binary(int op, rs_dtype arg, rs_dtype res, const void *x, const void *y, void *r, int n);
+
+/* Sums of n contiguous values in double, pairwise as NumPy sums (native_pairwise.c). */
+double rs_nat_pairwise_f(const float *x, int64_t n);
+double rs_nat_pairwise_d(const double *x, int64_t n);
 
 /* ---- the operations ---- */
 void rs_native_ew(rs_thread_pool *pool, const rs_ew_program *p, const rs_ew_geom *g);
