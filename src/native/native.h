@@ -81,8 +81,7 @@ static inline void rs_native_batch(rs_thread_pool *pool, int64_t batch, int64_t 
 
 /* ---- the host path's thread pool (native_pool.c) ---- */
 /* The count the pool starts with (0: one per online CPU, at most RS_HOST_MAX_THREADS,
- * core/config.h); called at context creation.
- * No effect once the pool has started. */
+ * core/config.h); called at every context creation, the first call sets it. */
 void rs_native_host_threads_request(int threads);
 /* Threads the host ops use (the pool's, or what it will start with). */
 int rs_native_host_threads(void);

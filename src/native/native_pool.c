@@ -1,8 +1,8 @@
 /* The host path's thread pool: one per process, started at the first host op that is
  * worth spreading (so a program that never computes on the host starts no thread), with
  * as many threads as RESIDENT_HOST_THREADS asks (read with the other variables when a
- * context is created: src/context/config.c) or one per online CPU; the count is fixed
- * once the pool has started. The threads wait on a condition variable between jobs and
+ * context is created: src/context/config.c; the first context of the process sets it)
+ * or one per online CPU. The threads wait on a condition variable between jobs and
  * live until the process ends (joining them at exit could wait on a thread of the
  * program that is still inside an op). Several callers share the pool
  * (core/thread_pool.h). */
@@ -16,9 +16,11 @@ static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
 static rs_thread_pool host_pool;
 static _Atomic(rs_thread_pool *) host_started; /* &host_pool once started, else NULL */
 static atomic_int host_wanted;                  /* 0: one per online CPU */
+static atomic_flag host_set = ATOMIC_FLAG_INIT; /* the first context's value is taken */
 
 void rs_native_host_threads_request(int threads) {
-  if (threads >= 0 && threads <= RS_HOST_MAX_THREADS) atomic_store(&host_wanted, threads);
+  if (threads < 0 || threads > RS_HOST_MAX_THREADS) return;
+  if (!atomic_flag_test_and_set(&host_set)) atomic_store(&host_wanted, threads);
 }
 
 static int wanted_threads(void) {
@@ -58,6 +60,7 @@ rs_status rs_native_host_pool(rs_thread_pool **out) {
 void rs_native_host_pool_restart(int threads) {
   pthread_mutex_lock(&host_lock);
   stop_locked();
-  rs_native_host_threads_request(threads);
+  atomic_flag_test_and_set(&host_set);
+  if (threads >= 0 && threads <= RS_HOST_MAX_THREADS) atomic_store(&host_wanted, threads);
   pthread_mutex_unlock(&host_lock);
 }
