@@ -7,8 +7,8 @@
  *
  *   host_ops [--repeat N] [--only OP]
  *
- * Prints one "RESULT {json}" line per workload and one "HOST {json}" line naming the host
- * thread count and BLAS. */
+ * Prints one "RESULT {json}" line per workload (median wall and CPU milliseconds) and one
+ * "HOST {json}" line naming the host thread count and BLAS. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
   }
   int blas_threads = 0;
   const char *lib = rs_linalg_host_library(&blas_threads);
-  printf("HOST {\"blas\": \"%s\", \"blas_threads\": %d}\n", lib, blas_threads);
+  printf("HOST {\"threads\": %d, \"blas\": \"%s\", \"blas_threads\": %d}\n", rs_host_threads(), lib, blas_threads);
   int bad = 0;
   for (size_t i = 0; i < sizeof WORK / sizeof WORK[0]; i++)
     if (!only || strcmp(only, WORK[i].op) == 0) bad |= bench(ctx, &WORK[i], repeat);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "core/config.h"
 #include "native/native.h"
+#include "native/native_blas.h"
 
 static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
 static rs_thread_pool host_pool;
@@ -20,7 +21,9 @@ static atomic_flag host_set = ATOMIC_FLAG_INIT; /* the first context's value is 
 
 void rs_native_host_threads_request(int threads) {
   if (threads < 0 || threads > RS_HOST_MAX_THREADS) return;
-  if (!atomic_flag_test_and_set(&host_set)) atomic_store(&host_wanted, threads);
+  if (atomic_flag_test_and_set(&host_set)) return;
+  atomic_store(&host_wanted, threads);
+  if (threads > 0) rs_blas_set_threads(threads); /* one setting for all the host's work */
 }
 
 static int wanted_threads(void) {
