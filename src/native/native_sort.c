@@ -287,7 +287,8 @@ static void long_row(rs_thread_pool *pool, const rs_sort_plan *p, int64_t r, uns
     unsigned char *dst = (unsigned char *)p->dst + (size_t)r * n * w;
     j.keys = dst; /* in place when dst == src: a key per value */
     rs_native_for(pool, p->n, row_steps, &j);
-    int second = rs_radix_sort(pool, j.w, dst, NULL, scratch, NULL, p->n, radix);
+    int done = rs_vqsort_row(pool, j.w, dst, scratch, p->n); /* where the build has it */
+    int second = done ? done == 2 : rs_radix_sort(pool, j.w, dst, NULL, scratch, NULL, p->n, radix);
     j.stage = 1, j.keys = second ? (void *)scratch : (void *)dst, j.out = dst;
     rs_native_for(pool, p->n, row_steps, &j);
   }
