@@ -132,6 +132,8 @@ static void run_mode(const ew_job *j, int64_t begin, int64_t end, ew_reg *regs) 
   memset(&blk, 0, sizeof blk);
   for (int a = 0; a < na; a++) blk.stride[a] = g->strides[a][nd - 1];
   blk.index_step = g->index_strides[nd - 1];
+  /* the fast path's constant operands: their registers, filled by fill_consts */
+  const void *consts[2] = {regs[j->fast.reg[0]].bytes, regs[j->fast.reg[1]].bytes};
   int64_t pos = begin;
   while (pos < end) {
     char *row[RS_EW_MAX_ARRAYS];
@@ -144,7 +146,6 @@ static void run_mode(const ew_job *j, int64_t begin, int64_t end, ew_reg *regs) 
     }
     int64_t left = g->shape[nd - 1] - idx[nd - 1];
     int64_t run = left < end - pos ? left : end - pos;
-    const void *consts[2] = {j->fast.ok ? regs[j->fast.reg[0]].bytes : NULL, j->fast.ok ? regs[j->fast.reg[1]].bytes : NULL};
     int done = j->fast.ok && rs_ew_fast_row(&j->fast, consts, row, blk.stride, run);
     for (int64_t off = 0; !done && off < run; off += RS_NAT_BLOCK) {
       blk.n = (int)(run - off < RS_NAT_BLOCK ? run - off : RS_NAT_BLOCK);
