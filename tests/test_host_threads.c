@@ -99,7 +99,8 @@ static void test_threaded_vs_numpy(rs_context *ctx) {
 }
 
 /* The host results of a fixed set of ops, in order. */
-#define N_SAME 14
+#define N_SAME 15
+static int same_bytes(const rs_array *a, const rs_array *b, char *msg, size_t len);
 static void host_results(rs_context *ctx, rs_array **out) {
   int64_t n = N_LONG, sq[2] = {449, 447}, row[1] = {447};
   rs_array *f32 = NULL, *f64 = NULL, *i32 = NULL, *c64 = NULL, *m = NULL, *r = NULL;
@@ -125,6 +126,10 @@ static void host_results(rs_context *ctx, rs_array **out) {
   CHECK_OK(rs_argsort(&out[11], i32, NULL));
   CHECK_OK(rs_random_uniform(&out[12], &rng, ctx, RS_MEM_HOST, 1, &n, RS_FLOAT32, 0, 1, NULL));
   CHECK_OK(rs_random_normal(&out[13], &rng, ctx, RS_MEM_HOST, 1, &n, RS_FLOAT64, 0, 1, NULL));
+  CHECK_OK(rs_copy(&out[14], f64, NULL)); /* sorted in place: the same as into a new array */
+  CHECK_OK(rs_sort_into(out[14], out[14], NULL));
+  char msg[256];
+  CHECK_MSG(same_bytes(out[14], out[8], msg, sizeof msg), "in-place sort: %s", msg);
   tl_release(6, f32, f64, i32, c64, m, r);
 }
 

@@ -269,6 +269,22 @@ static void row_steps(int64_t b, int64_t e, void *arg) {
   }
 }
 
+/* Keys for the vqsort path: made from the values, or copied when made already. */
+typedef struct key_source {
+  rs_keys_maker mk;
+  int ready; /* mk.src holds keys, not values */
+} key_source;
+
+static void make_some(const rs_keys_maker *mk, int64_t first, int64_t n, void *keys) {
+  const key_source *ks = (const key_source *)(const void *)mk;
+  size_t w = (size_t)key_width(mk->dtype);
+  const char *from = (const char *)mk->src + (size_t)first * w;
+  if (ks->ready)
+    memcpy(keys, from, (size_t)n * w);
+  else
+    make_keys(mk->dtype, from, keys, n);
+}
+
 static void long_row(rs_thread_pool *pool, const rs_sort_plan *p, int64_t r, unsigned char *scratch) {
   size_t w = (size_t)key_width(p->dtype), n = (size_t)p->n;
   const unsigned char *src = (const unsigned char *)p->src + (size_t)r * n * w;
@@ -285,10 +301,20 @@ static void long_row(rs_thread_pool *pool, const rs_sort_plan *p, int64_t r, uns
     }
   } else {
     unsigned char *dst = (unsigned char *)p->dst + (size_t)r * n * w;
-    j.keys = dst; /* in place when dst == src: a key per value */
-    rs_native_for(pool, p->n, row_steps, &j);
-    int done = rs_vqsort_row(pool, j.w, dst, scratch, p->n); /* where the build has it */
-    int second = done ? done == 2 : rs_radix_sort(pool, j.w, dst, NULL, scratch, NULL, p->n, radix);
+    /* vqsort where the build has it: keys made from the values straight into dst - or,
+     * sorting in place, from keys made first into the scratch */
+    key_source ks = {{make_some, p->dtype, src}, 0};
+    if (dst == src) {
+      j.keys = scratch;
+      rs_native_for(pool, p->n, row_steps, &j);
+      ks.mk.src = scratch, ks.ready = 1;
+    }
+    int second = 0;
+    if (!rs_vqsort_row(pool, &ks.mk, j.w, dst, p->n)) {
+      j.keys = dst, j.src = src; /* in place when dst == src: a key per value */
+      rs_native_for(pool, p->n, row_steps, &j);
+      second = rs_radix_sort(pool, j.w, dst, NULL, scratch, NULL, p->n, radix);
+    }
     j.stage = 1, j.keys = second ? (void *)scratch : (void *)dst, j.out = dst;
     rs_native_for(pool, p->n, row_steps, &j);
   }
