@@ -33,9 +33,9 @@ typedef struct {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: resident bench [options]\n"
-          "  Times the seed workloads with their data in host memory (C loops on this CPU, NumPy's\n"
-          "  role) and in device memory, over sizes, and reports the crossover size from which the\n"
-          "  device is faster.\n"
+          "  Times the seed workloads with their data in host memory (the host path: this CPU's\n"
+          "  threads, RESIDENT_HOST_THREADS, and its BLAS - NumPy's role) and in device memory,\n"
+          "  over sizes, and reports the crossover size from which the device is faster.\n"
           "options:\n"
           "  --workload W   normalize | scale | sum | sort | all (default normalize: random numbers,\n"
           "                 sort, rows of 5, each row over its sum, check every row sums to 1)\n"
@@ -181,8 +181,9 @@ int rs_cmd_bench(int argc, char **argv) {
   rs_progress prog;
   rs_progress_begin(&prog);
   int w0 = o.workload < 0 ? 0 : o.workload, w1 = o.workload < 0 ? rs_bw_nworkloads : o.workload + 1;
-  fprintf(txt, "resident bench: host (this CPU, one thread) vs device (%s backend, %s)\n", bname, props.name);
-  int blas_threads = 1;
+  int host_threads = rs_host_threads(), blas_threads = 1;
+  fprintf(txt, "resident bench: host (this CPU, %d thread%s) vs device (%s backend, %s)\n", host_threads,
+          host_threads == 1 ? "" : "s", bname, props.name);
   const char *blas = rs_linalg_host_library(&blas_threads);
   fprintf(txt, "host linear algebra: %s, %d thread%s\n", blas, blas_threads, blas_threads == 1 ? "" : "s");
   if (rs_context_backend(ctx) == RS_BACKEND_SIM)
@@ -192,6 +193,7 @@ int rs_cmd_bench(int argc, char **argv) {
     rs_json_number(j, "budget_ms", o.budget_ms);
     rs_json_string(j, "host_blas", blas);
     rs_json_int(j, "host_blas_threads", blas_threads);
+    rs_json_int(j, "host_threads", host_threads);
     rs_json_array(j, "workloads");
   }
   for (int wi = w0; wi < w1; wi++) {

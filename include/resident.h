@@ -131,6 +131,10 @@
  *                                                           (default 1)
  *   RESIDENT_SIM_THREADS      count 0 to 1024              host threads of simulator kernels
  *                                                           (default 0 = one per core)
+ *   RESIDENT_HOST_THREADS     count 0 to 1024              threads of host-path ops and the
+ *                                                           host BLAS (default 0 = one per
+ *                                                           online CPU); the process's first
+ *                                                           context sets it (rs_host_threads)
  *   RESIDENT_TRANSFER_GUARD   allow | log | disallow | disallow_explicit, or per
  *                             direction "h2d=disallow,d2h=log"
  *   RESIDENT_LEDGER_TIMING    copies | kernels | all (1)   device timing (default copies)

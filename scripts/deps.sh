@@ -27,8 +27,10 @@ else
 fi
 # The host path's linear algebra runs on OpenBLAS (CBLAS, LAPACKE) where it is installed
 # (Debian's packages; CMake finds them, RESIDENT_HOST_BLAS); without them, plain C loops.
+# Its sort of long rows runs on Highway's vqsort (libhwy-dev, RESIDENT_HOST_SORT); without
+# it, a radix sort in C.
 if command -v dpkg >/dev/null 2>&1; then
-  for pkg in libopenblas-dev liblapacke-dev; do
+  for pkg in libopenblas-dev liblapacke-dev libhwy-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
   done
 fi

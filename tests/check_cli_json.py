@@ -102,8 +102,10 @@ for r in d["rows"]:
 
 # bench
 d = run_json("bench", "--workload", "sum", "--sizes", "5,5000", "--budget", "5")
-keys(d, ["schema", "version", "backend", "device", "budget_ms", "host_blas", "host_blas_threads", "workloads"], "bench")
+keys(d, ["schema", "version", "backend", "device", "budget_ms", "host_blas", "host_blas_threads", "host_threads",
+         "workloads"], "bench")
 check(isinstance(d["host_blas"], str) and d["host_blas"] and d["host_blas_threads"] >= 1, "bench host BLAS")
+check(isinstance(d["host_threads"], int) and d["host_threads"] >= 1, "bench host threads")
 check(d["schema"] == "resident.bench/1" and len(d["workloads"]) == 1, "bench schema")
 w = d["workloads"][0]
 keys(w, ["name", "what", "points", "crossover_elements"], "bench workload")

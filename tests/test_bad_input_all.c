@@ -1167,6 +1167,7 @@ static void case_linalg(fx *f) {
   /* nothing can be bad: threads may be NULL */
   int threads = 0;
   EXPECT(rs_linalg_host_library(NULL) != NULL && rs_linalg_host_library(&threads) != NULL && threads >= 1);
+  EXPECT(rs_host_threads() >= 1); /* nothing can be bad either */
 }
 
 static void case_expr(fx *f) {
@@ -1395,6 +1396,7 @@ static const struct {
     {"rs_solve", case_linalg},
     {"rs_solve_into", case_linalg},
     {"rs_linalg_host_library", case_linalg},
+    {"rs_host_threads", case_linalg},
     {"rs_pinned_array", case_memory},
     {"rs_pinned_array_like", case_memory},
     {"rs_mapped_array", case_memory},

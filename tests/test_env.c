@@ -98,6 +98,15 @@ static void test_sim_threads(rs_context *ctx) {
   check_good(ctx, "RESIDENT_SIM_THREADS", "0");
 }
 
+/* RESIDENT_HOST_THREADS: the host path's thread pool, a count 0 (one per CPU) to 1024. */
+static void test_host_threads(rs_context *ctx) {
+  static const char *const bad[] = {"1025", "-1", "-0", "2.0", "two", "0x4", "1e1", " 2", "2 ", "99999999999999999999"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) check_bad(ctx, "RESIDENT_HOST_THREADS", bad[i]);
+  check_good(ctx, "RESIDENT_HOST_THREADS", "0");
+  check_good(ctx, "RESIDENT_HOST_THREADS", "1");
+  check_good(ctx, "RESIDENT_HOST_THREADS", "1024");
+}
+
 static void test_pool_limit(rs_context *ctx) {
   static const char *const bad[] = {"1.5",
                                     "1e-1",
@@ -218,6 +227,7 @@ static void test_relative_home(rs_context *ctx) {
 static const rs_test_case tests[] = {
     RS_TEST(test_sim_device_memory),
     RS_TEST(test_sim_threads),
+    RS_TEST(test_host_threads),
     RS_TEST(test_pool_limit),
     RS_TEST(test_cache_max),
     RS_TEST(test_ledger),

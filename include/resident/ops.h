@@ -5,8 +5,11 @@
  *
  * WHERE AN OP RUNS - where its data is.
  *   - Every array operand on the host (pageable, pinned or mapped memory): the op runs
- *     on the calling thread, synchronously, with the same C loops the simulator uses and
- *     no copy at all (NumPy's role). New results are pageable host arrays.
+ *     at once, synchronously, with the same C loops the simulator uses and no copy at all
+ *     (NumPy's role): on the calling thread, and for large arrays also on the host thread
+ *     pool (rs_host_threads; the result is the same bits whatever the number of
+ *     threads). Matmul, SVD and solve run on an optimized BLAS where the build has one
+ *     (rs_linalg_host_library). New results are pageable host arrays.
  *   - Any operand on the device (device or managed memory): the op runs on the device,
  *     ordered on `stream` (NULL = the context's default stream), and returns without
  *     waiting. New results are device arrays. Host operands of such an op are copied in
@@ -346,6 +349,13 @@ RS_API rs_status rs_expr_status(const rs_expr *e);
 /* Evaluate node `root` as a new array, or into dst (RESULTS above). */
 RS_API rs_status rs_expr_eval(rs_array **out, rs_expr *e, int root, rs_stream *stream);
 RS_API rs_status rs_expr_eval_into(rs_array *dst, rs_expr *e, int root, rs_stream *stream);
+
+/* How many threads the host path's elementwise ops, reductions, sorts and random numbers
+ * use: RESIDENT_HOST_THREADS as the process's first context read it (resident.h,
+ * ENVIRONMENT), else one per online CPU (at least 1). One pool of threads serves the whole
+ * process, started at the first host op worth splitting; an op splits its work only
+ * where the array is large enough to gain from it. Thread-safe; nothing can fail. */
+RS_API int rs_host_threads(void);
 
 /* ---- single elements to the host --------------------------------------------------- */
 /* The one way a value computed on the device reaches the host: an explicit copy of one

@@ -5,7 +5,11 @@
  * NumPy's argsort(kind="stable"): -0.0 and 0.0 count as equal there (they keep their
  * order); rs_sort may put -0.0 before 0.0 (equal values either way). On the GPU they are
  * CUB radix sorts (several rows: two stable passes over the whole array, by key then by
- * row); on the host and the simulator an LSD radix sort of the same keys per row.
+ * row); on the host and the simulator an LSD radix sort of the same keys per row, a
+ * long row (65536 elements and more) spread over the host's threads, and a long row of
+ * rs_sort (values: stability cannot show) sorted by Highway's vectorized quicksort in
+ * parallel parts and merges where the library was built with it (libhwy-dev). Every way
+ * gives the same values on any number of threads.
  * A 0-d array is RS_ERR_AXIS. Results as in resident/ops.h (a new array, or the _into
  * form's dst): rs_sort_into(a, a, stream) sorts in place; argsort gives int64 indices
  * along the last axis.

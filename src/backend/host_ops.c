@@ -1,5 +1,7 @@
-/* The host path's op table: the native loops (src/native) run at once on the calling
- * thread, for ops whose operands are all host memory. */
+/* The host path's op table: the native loops (src/native) run at once, for ops whose
+ * operands are all host memory, on the calling thread and the host thread pool
+ * (native_pool.c; each loop splits only work big enough to gain from it, and its result
+ * does not depend on the number of threads). */
 #include <stdlib.h>
 #include "backend/ops_table.h"
 #include "core/error.h"
@@ -7,15 +9,19 @@
 
 static rs_status host_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream) {
   (void)b, (void)stream;
-  rs_native_ew(NULL, p, g);
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_ew(pool, p, g);
   return RS_OK;
 }
 
 static rs_status host_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
   (void)b, (void)stream;
   void *scratch = NULL;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
   RS_TRY(rs_native_scratch(&scratch, rs_native_reduce_scratch(p), "host reduce"));
-  rs_native_reduce(NULL, p, scratch);
+  rs_native_reduce(pool, p, scratch);
   free(scratch);
   return RS_OK;
 }
@@ -23,29 +29,37 @@ static rs_status host_reduce(rs_backend *b, const rs_reduce_plan *p, void *strea
 static rs_status host_sort(rs_backend *b, const rs_sort_plan *p, void *stream) {
   (void)b, (void)stream;
   void *scratch = NULL;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
   RS_TRY(rs_native_scratch(&scratch, rs_native_sort_scratch(p), "host sort"));
-  rs_native_sort(NULL, p, scratch);
+  rs_native_sort(pool, p, scratch);
   free(scratch);
   return RS_OK;
 }
 
 static rs_status host_random(rs_backend *b, const rs_random_plan *p, void *stream) {
   (void)b, (void)stream;
-  rs_native_random(NULL, p);
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_random(pool, p);
   return RS_OK;
 }
 
 static rs_status host_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream) {
   (void)b, (void)stream;
-  rs_native_matmul(NULL, p);
+  rs_thread_pool *pool; /* the C loops' (a BLAS uses its own threads) */
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_matmul(pool, p);
   return RS_OK;
 }
 
 static rs_status host_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
   (void)b, (void)stream;
   void *scratch = NULL;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
   RS_TRY(rs_native_scratch(&scratch, rs_native_svd_scratch(p), "host svd"));
-  rs_native_svd(NULL, p, scratch);
+  rs_native_svd(pool, p, scratch);
   free(scratch);
   return RS_OK;
 }
@@ -53,8 +67,10 @@ static rs_status host_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
 static rs_status host_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
   (void)b, (void)stream;
   void *scratch = NULL;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
   RS_TRY(rs_native_scratch(&scratch, rs_native_solve_scratch(p), "host solve"));
-  rs_native_solve(NULL, p, scratch);
+  rs_native_solve(pool, p, scratch);
   free(scratch);
   return RS_OK;
 }

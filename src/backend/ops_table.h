@@ -11,7 +11,8 @@
  * memory ordered on the stream.
  *
  * Three tables exist: the simulator's and the CUDA backend's (device work), and the host
- * table (src/backend/host_ops.c): the native loops run at once on the calling thread, for
+ * table (src/backend/host_ops.c): the native loops run at once on the calling thread and
+ * the host thread pool (src/native/native_pool.c), for
  * ops whose data is all on the host (its `b` and `stream` are ignored). The native loops are
  * written once (src/native/) and serve the simulator and the host path. The plans are
  * declared with them (src/native/plans.h).
@@ -41,7 +42,7 @@ typedef struct rs_ops_table {
   rs_status (*solve)(rs_backend *b, const rs_solve_plan *p, void *stream);
 } rs_ops_table;
 
-/* The host path: native loops run synchronously on the calling thread. A device
+/* The host path: native loops run synchronously (the calling thread and the host pool). A device
  * backend's table is its descriptor's `ops`. */
 extern const rs_ops_table rs_ops_host;
 

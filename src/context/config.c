@@ -160,6 +160,9 @@ rs_status rs_config_from_env(rs_config *cfg) {
   cfg->sim_devices = (int)devices;
   RS_TRY(rs_env_count("RESIDENT_SIM_THREADS", 0, RS_SIM_MAX_THREADS, &threads));
   cfg->sim_threads = (int)threads;
+  threads = 0;
+  RS_TRY(rs_env_count("RESIDENT_HOST_THREADS", 0, RS_HOST_MAX_THREADS, &threads));
+  cfg->host_threads = (int)threads;
   RS_TRY(rs_config_ledger(cfg));
   RS_TRY(rs_config_cache_dir(cfg));
   /* RESIDENT_CACHE_MAX: the disk cache's size; off (none, 0) for no limit */

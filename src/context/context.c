@@ -8,6 +8,7 @@
 #include "ledger/ledger_hooks.h"
 #include "ledger/state.h"
 #include "memory/buffer.h"
+#include "native/native.h"
 #include "stream/default_streams.h"
 #include "transfer/staging.h"
 
@@ -101,6 +102,7 @@ rs_status rs_context_create(rs_context **out, rs_backend_kind kind, int device) 
   RS_TRY(rs_config_from_env(&cfg));
   const rs_backend_vtable *vt = NULL;
   RS_TRY(rs_backend_checked(&vt, &kind, "rs_context_create"));
+  rs_native_host_threads_request(cfg.host_threads);
   int count = 0;
   RS_TRY(vt->device_count(&cfg, &count));
   if (count == 0)

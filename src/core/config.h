@@ -16,6 +16,8 @@
 
 /* The most host threads of staged pageable copies (RESIDENT_STAGING_THREADS at most). */
 #define RS_STAGING_MAX_THREADS 32
+/* The most threads the host path's ops run on (RESIDENT_HOST_THREADS at most). */
+#define RS_HOST_MAX_THREADS 1024
 
 typedef enum rs_staging_mode { RS_STAGING_AUTO = 0, RS_STAGING_ON, RS_STAGING_OFF } rs_staging_mode;
 
@@ -24,6 +26,7 @@ typedef struct rs_config {
   size_t sim_device_memory;    /* RESIDENT_SIM_DEVICE_MEMORY: bytes of simulated device memory */
   int sim_devices;             /* RESIDENT_SIM_DEVICES: how many devices the simulator has (1..RS_SIM_MAX_DEVICES) */
   int sim_threads;             /* RESIDENT_SIM_THREADS: host threads for simulator kernels (0 = all cores) */
+  int host_threads;            /* RESIDENT_HOST_THREADS: threads of host-path ops (0 = one per online CPU) */
   rs_guard_mode guard[RS_DIRECTIONS]; /* RESIDENT_TRANSFER_GUARD */
   unsigned ledger_timing;      /* RESIDENT_LEDGER_TIMING: RS_TIME_* (default copies) */
   int64_t ledger_entries;      /* RESIDENT_LEDGER_ENTRIES: entries kept in the log (default 65536) */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/host_pages.h"
 #include "backend/backend.h"
 #include "memory/buffer.h"
 #include "memory/allocator.h"
@@ -49,6 +50,7 @@ static rs_status rs_kind_alloc(rs_context *ctx, rs_buffer *buf, unsigned flags) 
        * side of a copy see aligned data. */
       if (posix_memalign(&p, 256, bytes) != 0)
         return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "host allocation of %zu bytes failed", bytes);
+      rs_host_advise_huge(p, bytes); /* a fresh large array faults per 2 MiB */
       buf->ptr = p;
       return RS_OK;
     }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "core/error.h"
+#include "core/host_pages.h"
 #include "core/thread_pool.h"
 #include "native/plans.h"
 
@@ -59,6 +60,7 @@ static inline rs_status rs_native_scratch(void **out, size_t bytes, const char *
   if (bytes == 0) return RS_OK;
   *out = malloc(bytes);
   if (!*out) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: no host memory for %zu bytes of scratch", who, bytes);
+  rs_host_advise_huge(*out, bytes); /* a sort's scatter over it misses the TLB far less */
   return RS_OK;
 }
 
@@ -77,6 +79,18 @@ static inline void rs_native_batch(rs_thread_pool *pool, int64_t batch, int64_t 
   *info = any;
 }
 
+/* ---- the host path's thread pool (native_pool.c) ---- */
+/* The count the pool starts with (0: one per online CPU, at most RS_HOST_MAX_THREADS,
+ * core/config.h); called at every context creation, the first call sets it. */
+void rs_native_host_threads_request(int threads);
+/* Threads the host ops use (the pool's, or what it will start with). */
+int rs_native_host_threads(void);
+/* The pool, started on first call; *out NULL when one thread is asked for (the caller's
+ * own). Fails only when a thread cannot be started. */
+rs_status rs_native_host_pool(rs_thread_pool **out);
+/* Tests only, while no host op runs: stop the pool; the next use starts `threads`. */
+void rs_native_host_pool_restart(int threads);
+
 /* ---- values (native_convert.c) ---- */
 /* n elements of dtype dt at base + i * stride (or base + offs[i] when offs is given)
  * into dt's class / from dt's class. */
@@ -92,6 +106,10 @@ void rs_nat_const(rs_scalar s, rs_dtype dt, void *dst, int n);
 /* ---- math (native_math.c): operands in arg's class, results in res's class ---- */
 void rs_nat_unary(int op, rs_dtype arg, rs_dtype res, const void *x, void *r, int n);
 void rs_nat_binary(int op, rs_dtype arg, rs_dtype res, const void *x, const void *y, void *r, int n);
+
+/* Sums of n contiguous values in double, pairwise as NumPy sums (native_pairwise.c). */
+double rs_nat_pairwise_f(const float *x, int64_t n);
+double rs_nat_pairwise_d(const double *x, int64_t n);
 
 /* ---- the operations ---- */
 void rs_native_ew(rs_thread_pool *pool, const rs_ew_program *p, const rs_ew_geom *g);

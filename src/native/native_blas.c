@@ -79,9 +79,11 @@ int rs_blas_matmul(const rs_matmul_plan *p) {
 /* OpenBLAS's own calls; its cblas.h declares them. */
 const char *rs_blas_name(void) { return openblas_get_config(); }
 int rs_blas_threads(void) { return openblas_get_num_threads(); }
+void rs_blas_set_threads(int n) { openblas_set_num_threads(n); }
 #else
 const char *rs_blas_name(void) { return "CBLAS/LAPACKE"; }
 int rs_blas_threads(void) { return 1; }
+void rs_blas_set_threads(int n) { (void)n; }
 #endif
 
 #else /* no BLAS in this build: the C loops do everything */
@@ -92,5 +94,6 @@ int rs_blas_matmul(const rs_matmul_plan *p) {
 }
 const char *rs_blas_name(void) { return "C loops"; }
 int rs_blas_threads(void) { return 1; }
+void rs_blas_set_threads(int n) { (void)n; }
 
 #endif

@@ -16,5 +16,8 @@ int rs_blas_svd(const rs_svd_plan *p, void *scratch);
 /* The library doing the work ("OpenBLAS 0.3.21 ..." or "C loops") and its thread count. */
 const char *rs_blas_name(void);
 int rs_blas_threads(void);
+/* Run the BLAS on n threads (RESIDENT_HOST_THREADS when set; otherwise the BLAS keeps
+ * its own default, OPENBLAS_NUM_THREADS or one per CPU). */
+void rs_blas_set_threads(int n);
 
 #endif

@@ -9,12 +9,14 @@
 #include "native/native.h"
 #include "core/dtype_rules.h"
 #include "core/half.h"
+#include "native/native_ew_fast.h"
 #include "native/numpy_scalar.h"
 
 typedef struct ew_job {
   const rs_ew_program *p;
   const rs_ew_geom *g;
   int gather; /* short inner rows: walk element by element */
+  rs_ew_fast fast; /* one float op: contiguous rows run as one loop (native_ew_fast.c) */
 } ew_job;
 
 /* One register: a block of values of any class (16 bytes the widest, complex128). */
@@ -130,6 +132,8 @@ static void run_mode(const ew_job *j, int64_t begin, int64_t end, ew_reg *regs) 
   memset(&blk, 0, sizeof blk);
   for (int a = 0; a < na; a++) blk.stride[a] = g->strides[a][nd - 1];
   blk.index_step = g->index_strides[nd - 1];
+  /* the fast path's constant operands: their registers, filled by fill_consts */
+  const void *consts[2] = {regs[j->fast.reg[0]].bytes, regs[j->fast.reg[1]].bytes};
   int64_t pos = begin;
   while (pos < end) {
     char *row[RS_EW_MAX_ARRAYS];
@@ -142,7 +146,8 @@ static void run_mode(const ew_job *j, int64_t begin, int64_t end, ew_reg *regs) 
     }
     int64_t left = g->shape[nd - 1] - idx[nd - 1];
     int64_t run = left < end - pos ? left : end - pos;
-    for (int64_t off = 0; off < run; off += RS_NAT_BLOCK) {
+    int done = j->fast.ok && rs_ew_fast_row(&j->fast, consts, row, blk.stride, run);
+    for (int64_t off = 0; !done && off < run; off += RS_NAT_BLOCK) {
       blk.n = (int)(run - off < RS_NAT_BLOCK ? run - off : RS_NAT_BLOCK);
       for (int a = 0; a < na; a++) blk.base[a] = row[a] + off * blk.stride[a];
       blk.index0 = irow + off * blk.index_step;
@@ -216,7 +221,8 @@ static void ew_body(int64_t begin, int64_t end, void *arg) {
 
 void rs_native_ew(rs_thread_pool *pool, const rs_ew_program *p, const rs_ew_geom *g) {
   if (g->count <= 0) return;
-  ew_job j = {p, g, g->ndim > 1 && g->shape[g->ndim - 1] < RS_NAT_BLOCK / 2};
+  ew_job j = {p, g, g->ndim > 1 && g->shape[g->ndim - 1] < RS_NAT_BLOCK / 2, {0}};
+  rs_ew_fast_plan(p, &j.fast);
   if (rs_native_parallel(pool, g->count))
     rs_native_for(pool, g->count, ew_body, &j);
   else

@@ -1,5 +1,6 @@
 /* Native reductions. Values are loaded in blocks and folded into accumulators of the
- * op's class (sums of float16/float32 in double, integers in 64 bits). Two loop orders:
+ * op's class (sums of float16/float32 in double, integers in 64 bits); float32 and
+ * float64 sums of contiguous runs are pairwise (native_pairwise.c), as NumPy's. Two loop orders:
  * "inner" when the reduced axis is the one with the small stride (each output folds a
  * run of memory), "outer" when the kept axis is (a block of outputs folds one row at a
  * time, reading memory in order). A reduction of few outputs over many elements is
@@ -172,6 +173,7 @@ typedef struct red_job {
   const rs_reduce_plan *p;
   rs_cls acc_cls;
   rs_cls in_cls;
+  int pairwise;    /* a float32/float64 sum or mean: contiguous runs summed pairwise */
   racc *partials; /* split mode: [chunk][output] */
   int64_t chunk;  /* split mode: positions per chunk */
 } red_job;
@@ -211,7 +213,13 @@ static void fold_range(const red_job *j, const char *base, int64_t r0, int64_t r
     for (int k = 0; k < nd; k++) row += idx[k] * p->red_strides[k];
     int64_t run = inner - idx[nd - 1];
     if (run > r1 - r) run = r1 - r;
-    for (int64_t off = 0; off < run; off += RS_NAT_BLOCK) {
+    int64_t off = 0;
+    if (j->pairwise && stride == (int64_t)rs_dtype_size(p->in_dtype)) {
+      a->v.d += p->in_dtype == RS_FLOAT32 ? rs_nat_pairwise_f((const float *)(const void *)row, run)
+                                          : rs_nat_pairwise_d((const double *)(const void *)row, run);
+      off = run;
+    }
+    for (; off < run; off += RS_NAT_BLOCK) {
       int n = (int)(run - off < RS_NAT_BLOCK ? run - off : RS_NAT_BLOCK);
       load_acc(j, row + off * stride, stride, NULL, n, vals);
       fold_run(a, p->op, j->acc_cls, vals, n, r + off);
@@ -347,7 +355,9 @@ size_t rs_native_reduce_scratch(const rs_reduce_plan *p) {
 }
 
 void rs_native_reduce(rs_thread_pool *pool, const rs_reduce_plan *p, void *scratch) {
-  red_job j = {p, rs_reduce_acc_cls(p->op, p->in_dtype), rs_dtype_cls(p->in_dtype), NULL, 0};
+  red_job j = {p, rs_reduce_acc_cls(p->op, p->in_dtype), rs_dtype_cls(p->in_dtype), 0, NULL, 0};
+  j.pairwise = (p->op == RS_REDUCE_SUM || p->op == RS_REDUCE_MEAN) &&
+               (p->in_dtype == RS_FLOAT32 || p->in_dtype == RS_FLOAT64);
   if (p->n_out <= 0) return;
   if (split_mode(p)) {
     j.partials = scratch;

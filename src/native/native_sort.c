@@ -3,9 +3,11 @@
  * NaN becomes the largest key, so NaN sorts last as in NumPy), then a stable LSD radix
  * sort, one byte per pass, skipping passes where every key has the same byte. Short rows
  * use insertion sort (also stable), so argsort equals NumPy's kind="stable". Rows run in
- * parallel, each in its own slice of the scratch memory. */
+ * parallel, each in its own slice of the scratch memory; a long row of 32- or 64-bit
+ * keys is itself sorted in parallel (native_radix.c), with the same result. */
 #include <string.h>
 #include "native/native.h"
+#include "native/native_radix.h"
 
 static int key_width(rs_dtype dt) { return (int)rs_dtype_size(dt); }
 
@@ -207,8 +209,6 @@ static size_t row_scratch(const rs_sort_plan *p) {
   return (bytes + 7) & ~(size_t)7; /* every row's slice 8-byte aligned */
 }
 
-size_t rs_native_sort_scratch(const rs_sort_plan *p) { return row_scratch(p) * (size_t)p->rows; }
-
 static void sort_rows(int64_t r0, int64_t r1, void *arg) {
   const sort_job *j = arg;
   const rs_sort_plan *p = j->p;
@@ -233,8 +233,99 @@ static void sort_rows(int64_t r0, int64_t r1, void *arg) {
   }
 }
 
+/* A row long enough to spread over the threads, of keys the parallel radix sort takes. */
+static int long_rows(const rs_sort_plan *p) {
+  int w = key_width(p->dtype);
+  return p->n >= ((int64_t)1 << 16) && (w == 4 || w == 8);
+}
+
+size_t rs_native_sort_scratch(const rs_sort_plan *p) {
+  if (long_rows(p)) return row_scratch(p) + rs_radix_scratch(); /* one row at a time */
+  return row_scratch(p) * (size_t)p->rows;
+}
+
+/* The element-wise steps around a long row's radix sort, over element ranges. */
+typedef struct row_job {
+  const rs_sort_plan *p;
+  int w, stage; /* 0: keys (and indices); 1: values back from keys */
+  const void *src;
+  void *keys, *out;
+  int64_t *ix;
+} row_job;
+
+static void row_steps(int64_t b, int64_t e, void *arg) {
+  const row_job *j = arg;
+  size_t w = (size_t)j->w;
+  if (j->stage == 0) {
+    make_keys(j->p->dtype, (const char *)j->src + (size_t)b * w, (char *)j->keys + (size_t)b * w, e - b);
+    if (j->ix) {
+      zero_keys(j->p->dtype, (char *)j->keys + (size_t)b * w, e - b);
+      for (int64_t i = b; i < e; i++) j->ix[i] = i;
+    }
+  } else if (j->out) {
+    from_keys(j->p->dtype, (const char *)j->keys + (size_t)b * w, (char *)j->out + (size_t)b * w, e - b);
+  } else {
+    memcpy(j->ix + b, (const int64_t *)j->keys + b, (size_t)(e - b) * sizeof(int64_t));
+  }
+}
+
+/* Keys for the vqsort path: made from the values, or copied when made already. */
+typedef struct key_source {
+  rs_keys_maker mk;
+  int ready; /* mk.src holds keys, not values */
+} key_source;
+
+static void make_some(const rs_keys_maker *mk, int64_t first, int64_t n, void *keys) {
+  const key_source *ks = (const key_source *)(const void *)mk;
+  size_t w = (size_t)key_width(mk->dtype);
+  const char *from = (const char *)mk->src + (size_t)first * w;
+  if (ks->ready)
+    memcpy(keys, from, (size_t)n * w);
+  else
+    make_keys(mk->dtype, from, keys, n);
+}
+
+static void long_row(rs_thread_pool *pool, const rs_sort_plan *p, int64_t r, unsigned char *scratch) {
+  size_t w = (size_t)key_width(p->dtype), n = (size_t)p->n;
+  const unsigned char *src = (const unsigned char *)p->src + (size_t)r * n * w;
+  unsigned char *radix = scratch + row_scratch(p);
+  row_job j = {p, (int)w, 0, src, NULL, NULL, NULL};
+  if (p->argsort) {
+    int64_t *ix = p->indices + (size_t)r * n, *ix2 = (int64_t *)(void *)scratch;
+    void *k = scratch + n * 8, *k2 = scratch + n * 8 + n * w;
+    j.keys = k, j.ix = ix;
+    rs_native_for(pool, p->n, row_steps, &j);
+    if (rs_radix_sort(pool, j.w, k, ix, k2, ix2, p->n, radix)) {
+      j.stage = 1, j.keys = ix2; /* the order ended in the second buffer: copy it home */
+      rs_native_for(pool, p->n, row_steps, &j);
+    }
+  } else {
+    unsigned char *dst = (unsigned char *)p->dst + (size_t)r * n * w;
+    /* vqsort where the build has it: keys made from the values straight into dst - or,
+     * sorting in place, from keys made first into the scratch */
+    key_source ks = {{make_some, p->dtype, src}, 0};
+    if (dst == src) {
+      j.keys = scratch;
+      rs_native_for(pool, p->n, row_steps, &j);
+      ks.mk.src = scratch, ks.ready = 1;
+    }
+    int second = 0;
+    if (!rs_vqsort_row(pool, &ks.mk, j.w, dst, p->n)) {
+      j.keys = dst, j.src = src; /* in place when dst == src: a key per value */
+      rs_native_for(pool, p->n, row_steps, &j);
+      second = rs_radix_sort(pool, j.w, dst, NULL, scratch, NULL, p->n, radix);
+    }
+    j.stage = 1, j.keys = second ? (void *)scratch : (void *)dst, j.out = dst;
+    rs_native_for(pool, p->n, row_steps, &j);
+  }
+}
+
 void rs_native_sort(rs_thread_pool *pool, const rs_sort_plan *p, void *scratch) {
   if (p->rows <= 0 || p->n <= 0) return;
+  if (long_rows(p)) {
+    for (int64_t r = 0; r < p->rows; r++) long_row(pool, p, r, scratch);
+    return;
+  }
   sort_job j = {p, scratch, key_width(p->dtype)};
   if (p->rows > 1 && rs_native_parallel(pool, p->rows * p->n))
     rs_native_for(pool, p->rows, sort_rows, &j);

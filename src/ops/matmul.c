@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/dtype_rules.h"
 #include "ops/into.h"
+#include "native/native.h"
 #include "native/native_blas.h"
 #include "ops/ops_internal.h"
 #include "resident/linalg.h"
@@ -205,6 +206,8 @@ static rs_status matmul(rs_array **out, const rs_array *a, const rs_array *b, rs
 }
 
 RS_OPS_PAIR(rs_matmul, (const rs_array *a, const rs_array *b, rs_stream *stream), matmul, (a, b, stream))
+
+int rs_host_threads(void) { return rs_native_host_threads(); }
 
 const char *rs_linalg_host_library(int *threads) {
   if (threads) *threads = rs_blas_threads();
