@@ -52,7 +52,7 @@ if [ "$PART" = 1 ]; then
   changed="test_foreign_release test_kernel_args test_memory_stream test_stream test_multi_device test_ipc
     test_dlpack test_dlpack_stream test_managed_prefetch test_streamed test_graph test_staging test_trace
     test_kernel_cache_limit test_kernel_warp test_kernel_cg test_kernel_portable test_kernel_atomics
-    test_kernel_idioms test_host_threads"
+    test_kernel_idioms test_kernel_limits test_kernel_symbols test_host_threads"
   present=""
   for t in $changed; do [ -x "$B/tests/$t" ] && present="$present $t"; done
   for tool in memcheck initcheck; do
