@@ -139,8 +139,23 @@ extern "C" {
  * atomics (add, sub, min, max, exch, CAS, and, or, xor, inc, dec) are host atomics;
  * printf prints at once. A block whose threads do not all reach the same __syncthreads()
  * (a barrier inside a divergent if) stops with RS_ERR_KERNEL_FAULT naming the kernel, the
- * block and the threads; the context stays usable. Warp-level intrinsics (__shfl_sync,
- * __ballot_sync, ...), textures and inline PTX are compile errors naming them. Dynamic
+ * block and the threads; the context stays usable. Two barriers are told apart by the
+ * call, not the line. `__CUDA_ARCH__` is 900: the simulator imitates an sm_90 device.
+ *
+ * Warps: a block's threads form warps of 32 lanes by linear thread index, as on a GPU,
+ * and the warp intrinsics keep CUDA's semantics among them - __shfl_sync,
+ * __shfl_up_sync, __shfl_down_sync and __shfl_xor_sync (with width; any type of at most
+ * 8 bytes), __ballot_sync, __any_sync, __all_sync, __activemask, __syncwarp,
+ * __match_any_sync, __match_all_sync, __reduce_{add,min,max,and,or,xor}_sync and
+ * __lanemask_*. What a GPU hangs on or leaves undefined is a kernel fault
+ * (RS_ERR_KERNEL_FAULT, the context stays usable) naming the thread, its lane and the
+ * line: a lane named in the mask that exited or waits at another call, a mask without the
+ * calling lane, a width that is not a power of two from 1 to 32, a shuffle that reads a
+ * lane outside its mask. Lanes past the end of a block whose size is not a multiple of 32
+ * do not exist: a full mask may name them, and a shuffle from one returns the caller's
+ * own value. __activemask() returns the lanes of the warp that reach that same call
+ * together (the threads that took the same branch). Textures and inline PTX are compile
+ * errors naming them. Dynamic
  * shared memory is at most 48 KiB per block; a computed block has 256 threads. Kernels
  * run as host code: pointers read from device memory (arrays of pointers) are not
  * translated and fault, and an access out of bounds is not reported - it touches host
@@ -361,7 +376,7 @@ typedef struct rs_kernel_info {
   size_t static_shared_bytes;     /* __shared__ variables */
   size_t max_dynamic_shared_bytes; /* the most cfg.shared_bytes may be */
   int registers;                  /* per thread; 0 on the simulator */
-  int uses_barrier;               /* the source calls __syncthreads() */
+  int uses_barrier;               /* the source calls __syncthreads(), a warp collective or cooperative groups */
   rs_kernel_origin origin;
   double create_ms;               /* time rs_kernel_create took */
   int64_t launches;               /* launches queued so far */

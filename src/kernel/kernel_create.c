@@ -140,8 +140,7 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
     rs_fail_prefix(st, "%s: ", prefix);
     goto done;
   }
-  int barrier = rs_ksrc_has_token(blanked, "__syncthreads") || rs_ksrc_has_token(blanked, "__syncthreads_count") ||
-                rs_ksrc_has_token(blanked, "__syncthreads_and") || rs_ksrc_has_token(blanked, "__syncthreads_or");
+  int barrier = rs_ksrc_uses_barrier(blanked);
   rs_kernel_source src = {text, blanked, name, file, opts->noptions, opts->options, ninc, inc, 0};
   st = rs_get_module(ctx, kb, &src, opts->flags, prefix, &barrier, &k->module, &k->origin);
   if (st != RS_OK) goto done;

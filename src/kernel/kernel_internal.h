@@ -67,9 +67,13 @@ char *rs_ksrc_blank(const char *text);
 /* 1 if the identifier `word` occurs as a whole token in blanked text. */
 int rs_ksrc_has_token(const char *blanked, const char *word);
 
+/* 1 if blanked text names a block barrier, a warp collective or cooperative groups: its
+ * threads must be able to wait for each other (the simulator then runs them as fibers). */
+int rs_ksrc_uses_barrier(const char *blanked);
+
 /* The user headers a source includes, found in the include paths (recursively; system
  * headers and resident_device.h are not looked for). Each is appended to *key as
- * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
+ * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads or the like (rs_ksrc_uses_barrier).
  * A header that is not a regular file, is over the size limit or cannot be read is
  * refused (RS_ERR_INVALID_ARGUMENT naming it) before any compiler reads it; one that is
  * gone by then is left to the compiler to report. */

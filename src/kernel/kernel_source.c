@@ -104,6 +104,18 @@ int rs_ksrc_has_token(const char *blanked, const char *word) {
   return 0;
 }
 
+int rs_ksrc_uses_barrier(const char *blanked) {
+  static const char *const words[] = {
+      "__syncthreads",     "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",  "__syncwarp",
+      "__shfl_sync",       "__shfl_up_sync",      "__shfl_down_sync",  "__shfl_xor_sync",   "__ballot_sync",
+      "__any_sync",        "__all_sync",          "__activemask",      "__match_any_sync",  "__match_all_sync",
+      "__reduce_add_sync", "__reduce_min_sync",   "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync",
+      "__reduce_xor_sync", "cooperative_groups",  "this_thread_block", "tiled_partition"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (rs_ksrc_has_token(blanked, words[i])) return 1;
+  return 0;
+}
+
 /* Read only what is whole and bounded: a FIFO would block, /dev/zero never ends. */
 rs_status rs_ksrc_read_file(const char *path, char **out, size_t *len) {
   *out = NULL;
@@ -211,10 +223,7 @@ static rs_status rs_visit(rs_header_walk *w, const char *name, const char *path,
   if (st == RS_OK && !*w->barrier) {
     char *blanked = rs_ksrc_blank(content);
     if (!blanked) st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "kernel: out of host memory");
-    else *w->barrier = rs_ksrc_has_token(blanked, "__syncthreads") ||
-                       rs_ksrc_has_token(blanked, "__syncthreads_count") ||
-                       rs_ksrc_has_token(blanked, "__syncthreads_and") ||
-                       rs_ksrc_has_token(blanked, "__syncthreads_or");
+    else *w->barrier = rs_ksrc_uses_barrier(blanked);
     free(blanked);
   }
   if (st == RS_OK) {
