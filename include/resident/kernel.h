@@ -56,6 +56,24 @@ extern "C" {
  * see resident_device.h). A kernel declared without extern "C" is found by its C++
  * name; a template kernel is named with its arguments ("scale<float>").
  *
+ * One source serves both backends. NVRTC gets -default-device: a function without
+ * __host__/__device__ (a helper, a host prototype from a header shared with host code)
+ * is a device function, as on the simulator. The CUDA toolkit's headers (<cuda_fp16.h>,
+ * <cooperative_groups.h>) are found after the user's include paths, in the toolkit of
+ * the loaded libnvrtc, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda. `__CUDA_ARCH__` is the
+ * device's on CUDA and 900 on the simulator.
+ *
+ * Cooperative groups: `#include <cooperative_groups.h>` (and <cooperative_groups/reduce.h>)
+ * works on both; on the simulator it is the library's own header, with
+ * this_thread_block() (sync, thread_rank, size, num_threads, group_index, thread_index,
+ * group_dim, dim_threads), tiled_partition<N>(group) and tiled_partition(group, n) for
+ * tiles of 1 to 32 threads (sync, thread_rank, size, num_threads, meta_group_rank,
+ * meta_group_size, shfl, shfl_up, shfl_down, shfl_xor, any, all, ballot, match_any,
+ * match_all), coalesced_threads(), cg::sync(block) and cg::reduce with cg::plus, less,
+ * greater, bit_and, bit_or and bit_xor. Anything else of the namespace (this_grid,
+ * clusters, labeled_partition, ...) fails the simulator's compile with RS_ERR_COMPILE
+ * naming it.
+ *
  * CACHE. Compiled code is kept in memory (process-wide) and on disk under
  * RESIDENT_CACHE_DIR (default $XDG_CACHE_HOME/resident, else ~/.cache/resident; "off",
  * "none" or "0" disables it; a relative path is refused), keyed by the source, the

@@ -169,6 +169,8 @@ rs_status sim_kernel_launch(rs_backend *b, void *module, void *fn, const rs_kern
  * 0 or 1; both embedded at build time. */
 extern const char rs_sim_shim_text[];
 extern const char rs_sim_entry_text[];
+/* cooperative_groups.h of the simulator (sim_cg.h), embedded at build time. */
+extern const char rs_sim_cg_text[];
 
 /* The runtime handed to every loaded object (sim_kernel_run.c). */
 extern const rs_sim_runtime rs_sim_runtime_table;
