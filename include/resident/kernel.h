@@ -115,6 +115,17 @@ extern "C" {
  *                               complex, bool): `int n` takes int32 or uint32, not int64.
  * A mismatch is RS_ERR_LAUNCH naming the parameter, its declaration and what was passed.
  * Pointer parameters must be spelled with `*` (a typedef'd pointer reads as a scalar).
+ * rs_arg_null() passes NULL to a pointer parameter (an optional output the kernel tests).
+ * CUDA vector types: a `V *` parameter (float2, float3, float4, double2..4, int2..4,
+ * uint2..4, short2, ushort2, char4, uchar4, longlong2, ulonglong2) takes a C-contiguous
+ * array of the lane's dtype whose last axis is the lane count - float4 * gets float32 of
+ * shape (n, 4), double2 * float64 of shape (n, 2) - and float2 * / double2 * also take
+ * complex64 / complex128 arrays; another last axis is RS_ERR_SHAPE, another dtype
+ * RS_ERR_DTYPE. A kernel in a namespace is named with its qualified name
+ * ("physics::energy"); the source is searched for its last component. `static
+ * __constant__` and `static __device__` variables are found by rs_kernel_set_constant and
+ * rs_kernel_get_constant like the others (the library drops the `static`, which within
+ * the kernel's one translation unit changes nothing else).
  *
  * IMPLICIT COPIES (the launch model at the top of this header): DEVICE, MANAGED and
  * MAPPED arrays are passed as they are. HOST and PINNED arrays are copied to a device
@@ -239,7 +250,8 @@ typedef enum rs_arg_kind {
   RS_ARG_NONE = 0,  /* not a valid argument (rs_arg_scalar with a bad dtype) */
   RS_ARG_ARRAY = 1, /* a pointer to element 0 */
   RS_ARG_DESC = 2,  /* an rs_array_desc / rs_array_const_desc by value */
-  RS_ARG_SCALAR = 3
+  RS_ARG_SCALAR = 3,
+  RS_ARG_NULL = 4 /* a NULL pointer for a pointer parameter (rs_arg_null) */
 } rs_arg_kind;
 
 typedef struct rs_arg {
@@ -265,6 +277,11 @@ typedef struct rs_arg {
 
 static inline rs_arg rs_arg_array(rs_array *a) {
   rs_arg r = {RS_ARG_ARRAY, RS_DTYPE_COUNT, a, {0}};
+  return r;
+}
+/* NULL for a pointer parameter (an optional output the kernel tests against NULL). */
+static inline rs_arg rs_arg_null(void) {
+  rs_arg r = {RS_ARG_NULL, RS_DTYPE_COUNT, 0, {0}};
   return r;
 }
 static inline rs_arg rs_arg_desc(rs_array *a) {
@@ -364,6 +381,14 @@ RS_API rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream);
  * is larger. Thread-safe; a launch that is still running may see the old or new value. */
 RS_API rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src,
                                  rs_stream *stream);
+
+/* The counterpart (cudaMemcpyFromSymbol): read the __device__ or __constant__ variable
+ * `symbol` of k's module into dst, an array of at most the variable's bytes (its first
+ * bytes are read), as an EXPLICIT copy on stream through the ledger and the guard. The
+ * copy is ordered after the launches queued before it on that stream, so it sees what
+ * they wrote; into pageable host memory the call returns when the bytes are there.
+ * RS_ERR_NOT_FOUND for an unknown symbol, RS_ERR_SHAPE if dst is larger. Thread-safe. */
+RS_API rs_status rs_kernel_get_constant(rs_kernel *k, const char *symbol, rs_array *dst, rs_stream *stream);
 
 /* ---- introspection -------------------------------------------------------------------- */
 

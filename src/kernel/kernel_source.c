@@ -1,6 +1,7 @@
 /* Reading kernel source: blanking what is not code, finding tokens, and following the
  * user headers a source includes (their contents belong in the cache key: a changed
  * header must not serve stale code). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -102,6 +103,25 @@ int rs_ksrc_has_token(const char *blanked, const char *word) {
     if ((p == blanked || !rs_is_ident(p[-1])) && !rs_is_ident(p[w])) return 1;
   }
   return 0;
+}
+
+void rs_ksrc_unstatic(char *text, char *blanked) {
+  static const char *const spaces[] = {"__constant__", "__device__", "__managed__", "__shared__"};
+  for (char *p = blanked; (p = strstr(p, "static")) != NULL; p += 6) {
+    if ((p > blanked && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) || isalnum((unsigned char)p[6]) ||
+        p[6] == '_')
+      continue;
+    const char *q = p + 6;
+    while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
+    for (size_t w = 0; w < sizeof spaces / sizeof spaces[0]; w++) {
+      size_t n = strlen(spaces[w]);
+      if (!strncmp(q, spaces[w], n) && !isalnum((unsigned char)q[n]) && q[n] != '_') {
+        memset(p, ' ', 6);
+        memset(text + (p - blanked), ' ', 6);
+        break;
+      }
+    }
+  }
 }
 
 int rs_ksrc_uses_barrier(const char *blanked) {
