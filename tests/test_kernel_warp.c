@@ -154,6 +154,7 @@ static const char *bad_src =
     "  if (how == 1 && lane < 16) v = __shfl_sync(0xffffffffu, v, 0);\n"
     "  if (how == 2) v = __ballot_sync(1u << ((lane + 1) % 32), v);\n"
     "  if (how == 3) { if (lane == 3) __syncthreads(); else v = __any_sync(0xffffffffu, v); }\n"
+    "  if (how == 4) { if (lane < 16) __syncthreads(); else __syncthreads(); }\n"
     "  out[threadIdx.x] = v;\n"
     "}\n";
 
@@ -166,8 +167,10 @@ static void test_misuse_is_a_fault(rs_context *ctx) {
       {"lane 16 of the mask has exited", "__shfl_sync", ":4)"},
       {"does not name the calling lane 0", "__ballot_sync", ":5)"},
       {"waits at __syncthreads()", "__any_sync", ":6)"},
+      /* two barriers on one line are two barriers */
+      {"threads 0-15 wait at __syncthreads()", "threads 16-31 wait at another one", ":7)"},
   };
-  for (int how = 0; how < 4; how++) {
+  for (int how = 0; how < 5; how++) {
     char msg[1024];
     rs_status st = kt_run(ctx, bad_src, "bad", 1, 32, RS_ARGS(rs_arg_array(a), rs_arg_i32(how)), msg, sizeof msg);
     CHECK_MSG(st == RS_ERR_KERNEL_FAULT, "how %d: %s", how, msg);

@@ -184,8 +184,15 @@ extern "C" {
  * do not exist: a full mask may name them, and a shuffle from one returns the caller's
  * own value. __activemask() returns the lanes of the warp that reach that same call
  * together (the threads that took the same branch). Textures and inline PTX are compile
- * errors naming them. Dynamic
- * shared memory is at most 48 KiB per block; a computed block has 256 threads. Kernels
+ * errors naming them.
+ *
+ * Memory limits as CUDA's without an opt-in: static __shared__ variables are counted
+ * (rs_kernel_info.static_shared_bytes; the simulator's count may include a few bytes of
+ * padding) and share 48 KiB per block with the dynamic shared memory; more than 48 KiB of
+ * static shared memory is RS_ERR_COMPILE. Each thread may have CUDA's 512 KiB of local
+ * memory (local arrays; the simulator's fiber stacks are 1 MiB, committed only as used):
+ * a function frame above 512 KiB is RS_ERR_COMPILE naming its size and line. A computed
+ * block has 256 threads on the simulator. Kernels
  * run as host code: pointers read from device memory (arrays of pointers) are not
  * translated and fault, and an access out of bounds is not reported - it touches host
  * memory as a C program's would.

@@ -126,6 +126,7 @@ typedef struct sim_kmodule {
   int fd; /* the memory file the object was loaded from, or -1 */
   char name[128];
   int uses_barrier;
+  size_t static_shared; /* bytes of static __shared__ variables */
   int nparams;
   size_t param_sizes[RS_KERNEL_MAX_PARAMS];
   void (*entry)(void **args);
@@ -165,7 +166,8 @@ rs_status sim_kernel_launch(rs_backend *b, void *module, void *fn, const rs_kern
                             const unsigned char *kinds, int nargs, void *stream);
 
 /* The shim header's text (sim_shim.h) and the entry stub appended to the user's source
- * (sim_shim_entry.inc), with "@NAME@" standing for the kernel's name and "@BARRIER@" for
+ * (sim_shim_entry.inc), with "@NAME@" standing for the kernel's name, "@DYNREFS@" for the
+ * count of extern __shared__ declarations and "@BARRIER@" for
  * 0 or 1; both embedded at build time. */
 extern const char rs_sim_shim_text[];
 extern const char rs_sim_entry_text[];

@@ -56,8 +56,11 @@ typedef struct sim_host {
 /* The host thread's block state (NULL outside a block). */
 extern _Thread_local sim_host *sim_host_current;
 
-/* Per GPU thread: locals and arrays of device functions live here. */
-#define RS_SIM_STACK ((size_t)256 * 1024)
+/* Per GPU thread: locals and arrays of device functions live here. CUDA allows 512 KiB of
+ * local memory per thread; the compile refuses a function frame above that
+ * (RS_SIM_LOCAL_LIMIT), and this leaves room for one such frame and the calls around it.
+ * Pages are committed only when touched. */
+#define RS_SIM_STACK ((size_t)1024 * 1024)
 
 /* This host thread's state with room for n GPU threads (stacks only when fibers are
  * used); NULL when out of memory. */

@@ -141,6 +141,20 @@ static void rs_reason(const char *log, const char *blanked, char *out, size_t le
   char alias[64];
   rs_cg_alias(blanked, alias, sizeof alias);
   if (log && rs_cg_reason(log, alias, out, len)) return;
+  /* GCC: "the frame size of N bytes is larger than ..."; clang: "stack frame size (N) exceeds" */
+  const char *frame = log ? strstr(log, "frame size of ") : NULL;
+  const char *cframe = log ? strstr(log, "stack frame size (") : NULL;
+  if (frame || cframe) {
+    const char *at = frame ? frame : cframe, *line = at;
+    while (line > log && line[-1] != '\n') line--;
+    const char *where = strstr(line, ": error");
+    unsigned long long n = strtoull(frame ? frame + 14 : cframe + 18, NULL, 10);
+    snprintf(out, len,
+             "a function needs %llu bytes of per-thread local memory (%.*s); CUDA allows 512 KiB (524288 bytes) per "
+             "thread",
+             n, (int)(where && where < at ? where - line : 0), line);
+    return;
+  }
   const char *e = log ? strstr(log, "error:") : NULL;
   if (e) {
     const char *line = e;
@@ -218,6 +232,9 @@ rs_status sim_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **
     argv[argc++] = (char *)m;
   }
   argv[argc++] = "-O2";
+  /* CUDA's limit of local memory per thread (512 KiB): a larger frame is a compile error
+   * (rs_reason names it) rather than a fiber stack overflow at run time. */
+  argv[argc++] = "-Werror=frame-larger-than=524288";
   argv[argc++] = "-fPIC";
   argv[argc++] = "-shared";
   /* The object's own symbols bind inside it (two kernels may both define `scale`), and an
