@@ -33,6 +33,8 @@ rs_embed_text(resident_objects SYMBOL rs_sim_shim_text SOURCES src/backend/sim/s
   DECLARED_IN backend/sim/sim_kernel.h)
 rs_embed_text(resident_objects SYMBOL rs_sim_entry_text SOURCES src/backend/sim/sim_shim_entry.inc
   DECLARED_IN backend/sim/sim_kernel.h)
+rs_embed_text(resident_objects SYMBOL rs_sim_cg_text SOURCES src/backend/sim/sim_cg.h
+  DECLARED_IN backend/sim/sim_kernel.h)
 
 if(RS_HAVE_CUDA)
   # The head of every generated CUDA kernel. NVRTC compiles it only at run time, on a GPU;

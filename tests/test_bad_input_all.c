@@ -660,6 +660,13 @@ static void case_kernel(fx *f) { /* kernel.h */
   BAD(rs_kernel_set_constant(f->k, "no_such_symbol", f->h, NULL));
   BAD(rs_kernel_set_constant(f->k, "c", NULL, NULL));
   BAD(rs_kernel_set_constant(f->k, "c", f->dead, NULL));
+  BAD(rs_kernel_get_constant(NULL, "c", f->h, NULL));
+  BAD(rs_kernel_get_constant(f->dead_k, "c", f->h, NULL));
+  BAD(rs_kernel_get_constant(f->k, NULL, f->h, NULL));
+  BAD(rs_kernel_get_constant(f->k, "", f->h, NULL));
+  BAD(rs_kernel_get_constant(f->k, "no_such_symbol", f->h, NULL));
+  BAD(rs_kernel_get_constant(f->k, "c", NULL, NULL));
+  BAD(rs_kernel_get_constant(f->k, "c", f->dead, NULL));
   BAD(rs_kernel_get_info(NULL, &info));
   BAD(rs_kernel_get_info(f->dead_k, &info));
   BAD(rs_kernel_get_info(f->k, NULL));
@@ -1364,6 +1371,7 @@ static const struct {
     {"rs_kernel_resolve_config", case_kernel},
     {"rs_kernel_synchronize", case_kernel},
     {"rs_kernel_set_constant", case_kernel},
+    {"rs_kernel_get_constant", case_kernel},
     {"rs_kernel_get_info", case_kernel},
     {"rs_kernel_get_param", case_kernel},
     {"rs_kernel_cache_get_stats", case_kernel},

@@ -56,6 +56,24 @@ extern "C" {
  * see resident_device.h). A kernel declared without extern "C" is found by its C++
  * name; a template kernel is named with its arguments ("scale<float>").
  *
+ * One source serves both backends. NVRTC gets -default-device: a function without
+ * __host__/__device__ (a helper, a host prototype from a header shared with host code)
+ * is a device function, as on the simulator. The CUDA toolkit's headers (<cuda_fp16.h>,
+ * <cooperative_groups.h>) are found after the user's include paths, in the toolkit of
+ * the loaded libnvrtc, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda. `__CUDA_ARCH__` is the
+ * device's on CUDA and 900 on the simulator.
+ *
+ * Cooperative groups: `#include <cooperative_groups.h>` (and <cooperative_groups/reduce.h>)
+ * works on both; on the simulator it is the library's own header, with
+ * this_thread_block() (sync, thread_rank, size, num_threads, group_index, thread_index,
+ * group_dim, dim_threads), tiled_partition<N>(group) and tiled_partition(group, n) for
+ * tiles of 1 to 32 threads (sync, thread_rank, size, num_threads, meta_group_rank,
+ * meta_group_size, shfl, shfl_up, shfl_down, shfl_xor, any, all, ballot, match_any,
+ * match_all), coalesced_threads(), cg::sync(block) and cg::reduce with cg::plus, less,
+ * greater, bit_and, bit_or and bit_xor. Anything else of the namespace (this_grid,
+ * clusters, labeled_partition, ...) fails the simulator's compile with RS_ERR_COMPILE
+ * naming it.
+ *
  * CACHE. Compiled code is kept in memory (process-wide) and on disk under
  * RESIDENT_CACHE_DIR (default $XDG_CACHE_HOME/resident, else ~/.cache/resident; "off",
  * "none" or "0" disables it; a relative path is refused), keyed by the source, the
@@ -97,6 +115,17 @@ extern "C" {
  *                               complex, bool): `int n` takes int32 or uint32, not int64.
  * A mismatch is RS_ERR_LAUNCH naming the parameter, its declaration and what was passed.
  * Pointer parameters must be spelled with `*` (a typedef'd pointer reads as a scalar).
+ * rs_arg_null() passes NULL to a pointer parameter (an optional output the kernel tests).
+ * CUDA vector types: a `V *` parameter (float2, float3, float4, double2..4, int2..4,
+ * uint2..4, short2, ushort2, char4, uchar4, longlong2, ulonglong2) takes a C-contiguous
+ * array of the lane's dtype whose last axis is the lane count - float4 * gets float32 of
+ * shape (n, 4), double2 * float64 of shape (n, 2) - and float2 * / double2 * also take
+ * complex64 / complex128 arrays; another last axis is RS_ERR_SHAPE, another dtype
+ * RS_ERR_DTYPE. A kernel in a namespace is named with its qualified name
+ * ("physics::energy"); the source is searched for its last component. `static
+ * __constant__` and `static __device__` variables are found by rs_kernel_set_constant and
+ * rs_kernel_get_constant like the others (the library drops the `static`, which within
+ * the kernel's one translation unit changes nothing else).
  *
  * IMPLICIT COPIES (the launch model at the top of this header): DEVICE, MANAGED and
  * MAPPED arrays are passed as they are. HOST and PINNED arrays are copied to a device
@@ -139,9 +168,31 @@ extern "C" {
  * atomics (add, sub, min, max, exch, CAS, and, or, xor, inc, dec) are host atomics;
  * printf prints at once. A block whose threads do not all reach the same __syncthreads()
  * (a barrier inside a divergent if) stops with RS_ERR_KERNEL_FAULT naming the kernel, the
- * block and the threads; the context stays usable. Warp-level intrinsics (__shfl_sync,
- * __ballot_sync, ...), textures and inline PTX are compile errors naming them. Dynamic
- * shared memory is at most 48 KiB per block; a computed block has 256 threads. Kernels
+ * block and the threads; the context stays usable. Two barriers are told apart by the
+ * call, not the line. `__CUDA_ARCH__` is 900: the simulator imitates an sm_90 device.
+ *
+ * Warps: a block's threads form warps of 32 lanes by linear thread index, as on a GPU,
+ * and the warp intrinsics keep CUDA's semantics among them - __shfl_sync,
+ * __shfl_up_sync, __shfl_down_sync and __shfl_xor_sync (with width; any type of at most
+ * 8 bytes), __ballot_sync, __any_sync, __all_sync, __activemask, __syncwarp,
+ * __match_any_sync, __match_all_sync, __reduce_{add,min,max,and,or,xor}_sync and
+ * __lanemask_*. What a GPU hangs on or leaves undefined is a kernel fault
+ * (RS_ERR_KERNEL_FAULT, the context stays usable) naming the thread, its lane and the
+ * line: a lane named in the mask that exited or waits at another call, a mask without the
+ * calling lane, a width that is not a power of two from 1 to 32, a shuffle that reads a
+ * lane outside its mask. Lanes past the end of a block whose size is not a multiple of 32
+ * do not exist: a full mask may name them, and a shuffle from one returns the caller's
+ * own value. __activemask() returns the lanes of the warp that reach that same call
+ * together (the threads that took the same branch). Textures and inline PTX are compile
+ * errors naming them.
+ *
+ * Memory limits as CUDA's without an opt-in: static __shared__ variables are counted
+ * (rs_kernel_info.static_shared_bytes; the simulator's count may include a few bytes of
+ * padding) and share 48 KiB per block with the dynamic shared memory; more than 48 KiB of
+ * static shared memory is RS_ERR_COMPILE. Each thread may have CUDA's 512 KiB of local
+ * memory (local arrays; the simulator's fiber stacks are 1 MiB, committed only as used):
+ * a function frame above 512 KiB is RS_ERR_COMPILE naming its size and line. A computed
+ * block has 256 threads on the simulator. Kernels
  * run as host code: pointers read from device memory (arrays of pointers) are not
  * translated and fault, and an access out of bounds is not reported - it touches host
  * memory as a C program's would.
@@ -206,7 +257,8 @@ typedef enum rs_arg_kind {
   RS_ARG_NONE = 0,  /* not a valid argument (rs_arg_scalar with a bad dtype) */
   RS_ARG_ARRAY = 1, /* a pointer to element 0 */
   RS_ARG_DESC = 2,  /* an rs_array_desc / rs_array_const_desc by value */
-  RS_ARG_SCALAR = 3
+  RS_ARG_SCALAR = 3,
+  RS_ARG_NULL = 4 /* a NULL pointer for a pointer parameter (rs_arg_null) */
 } rs_arg_kind;
 
 typedef struct rs_arg {
@@ -232,6 +284,11 @@ typedef struct rs_arg {
 
 static inline rs_arg rs_arg_array(rs_array *a) {
   rs_arg r = {RS_ARG_ARRAY, RS_DTYPE_COUNT, a, {0}};
+  return r;
+}
+/* NULL for a pointer parameter (an optional output the kernel tests against NULL). */
+static inline rs_arg rs_arg_null(void) {
+  rs_arg r = {RS_ARG_NULL, RS_DTYPE_COUNT, 0, {0}};
   return r;
 }
 static inline rs_arg rs_arg_desc(rs_array *a) {
@@ -332,6 +389,14 @@ RS_API rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream);
 RS_API rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src,
                                  rs_stream *stream);
 
+/* The counterpart (cudaMemcpyFromSymbol): read the __device__ or __constant__ variable
+ * `symbol` of k's module into dst, an array of at most the variable's bytes (its first
+ * bytes are read), as an EXPLICIT copy on stream through the ledger and the guard. The
+ * copy is ordered after the launches queued before it on that stream, so it sees what
+ * they wrote; into pageable host memory the call returns when the bytes are there.
+ * RS_ERR_NOT_FOUND for an unknown symbol, RS_ERR_SHAPE if dst is larger. Thread-safe. */
+RS_API rs_status rs_kernel_get_constant(rs_kernel *k, const char *symbol, rs_array *dst, rs_stream *stream);
+
 /* ---- introspection -------------------------------------------------------------------- */
 
 typedef enum rs_kernel_origin {
@@ -361,7 +426,7 @@ typedef struct rs_kernel_info {
   size_t static_shared_bytes;     /* __shared__ variables */
   size_t max_dynamic_shared_bytes; /* the most cfg.shared_bytes may be */
   int registers;                  /* per thread; 0 on the simulator */
-  int uses_barrier;               /* the source calls __syncthreads() */
+  int uses_barrier;               /* the source calls __syncthreads(), a warp collective or cooperative groups */
   rs_kernel_origin origin;
   double create_ms;               /* time rs_kernel_create took */
   int64_t launches;               /* launches queued so far */

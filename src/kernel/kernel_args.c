@@ -70,6 +70,8 @@ static const char *rs_arg_kind_name(rs_arg_kind kind) {
       return "an array as a descriptor (rs_arg_desc)";
     case RS_ARG_SCALAR:
       return "a scalar";
+    case RS_ARG_NULL:
+      return "NULL (rs_arg_null)";
     default:
       return "an invalid argument (rs_arg_scalar with a bad dtype or a NULL value)";
   }
@@ -120,6 +122,25 @@ static rs_status rs_check_array(const rs_kernel *k, int i, const rs_kparam *p, c
                      "%s (%s) gets the address of element 0, but the array is not contiguous: pass it with "
                      "rs_arg_desc to an rs_array_desc parameter, or copy it first",
                      RS_WHO(), p->type);
+    /* A vector type's lanes as the array's last axis (float4 *: float32 of shape (..., 4)). */
+    const rs_array *v = a->array;
+    if (p->lanes > 1 && rs_dtype_size(dt) == p->lane_size &&
+        rs_family_compatible(p->lane_family, rs_dtype_family(dt), p->lane_size)) {
+      if (v->ndim < 1 || v->shape[v->ndim - 1] != p->lanes || !rs_array_is_c_contiguous(v))
+        return rs_fail(RS_ERR_SHAPE,
+                       "%s is declared '%s': an array of dtype %s goes there when it is C-contiguous and its last "
+                       "axis has %d elements (one %s each)",
+                       RS_WHO(), p->type, rs_dtype_name(dt), p->lanes, p->type);
+      return RS_OK;
+    }
+    if (p->lanes > 1 && (p->declared_size == 0 || rs_dtype_size(dt) != p->declared_size ||
+                         !rs_family_compatible(p->family, rs_dtype_family(dt), p->declared_size)))
+      return rs_fail(RS_ERR_DTYPE,
+                     "%s is declared '%s' but an array of dtype %s was passed: pass %d-byte %s elements with a last "
+                     "axis of %d%s",
+                     RS_WHO(), p->type, rs_dtype_name(dt), (int)p->lane_size,
+                     p->lane_family == RS_FAMILY_FLOAT ? "floating" : "integer", p->lanes,
+                     p->lanes == 2 && p->lane_family == RS_FAMILY_FLOAT ? " (or a complex array)" : "");
     /* char-sized pointees are byte buffers by convention: any array may go there. */
     if (p->declared_size > 1 && (rs_dtype_size(dt) != p->declared_size ||
                                  !rs_family_compatible(p->family, rs_dtype_family(dt), p->declared_size)))
@@ -145,6 +166,10 @@ rs_status rs_kargs_bind(const rs_kernel *k, int nargs, const rs_arg *args, rs_la
     const rs_kparam *p = &k->params[i];
     const rs_arg *a = &args[i];
     int want = p->kind == RS_PARAM_POINTER ? RS_ARG_ARRAY : p->kind == RS_PARAM_DESCRIPTOR ? RS_ARG_DESC : RS_ARG_SCALAR;
+    if (want == RS_ARG_ARRAY && a->kind == RS_ARG_NULL) {
+      out->slot[i] = -2; /* packed as a NULL pointer */
+      continue;
+    }
     if ((int)a->kind != want)
       return rs_fail(RS_ERR_LAUNCH, "kernel '%s' parameter %d '%s' is declared '%s', %s; %s was passed", k->name,
                      i, p->name, p->type, rs_param_kind_name(p->kind), rs_arg_kind_name(a->kind));
@@ -172,6 +197,11 @@ rs_status rs_kargs_bind(const rs_kernel *k, int nargs, const rs_arg *args, rs_la
 void rs_kargs_pack(const rs_kernel *k, const rs_arg *args, const rs_launch_args *la, rs_kargs *out) {
   for (int i = 0; i < k->nparams; i++) {
     int s = out->slot[i];
+    if (s == -2) {
+      out->ptrs[i] = NULL;
+      out->argv[i] = &out->ptrs[i];
+      continue;
+    }
     if (s < 0) {
       out->argv[i] = (void *)(uintptr_t)&args[i].value; /* read, never written, by the launch */
       continue;

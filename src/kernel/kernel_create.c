@@ -117,12 +117,15 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
   int ninc = opts->ninclude_paths + (file_dir ? 1 : 0);
   const char **inc = calloc((size_t)ninc + 1, sizeof *inc);
   char *blanked = rs_ksrc_blank(text);
+  char *own = strdup(text); /* the source as compiled (rs_ksrc_unstatic) */
   rs_kernel *k = NULL;
   rs_status st = RS_OK;
-  if (!inc || !blanked) {
+  if (!inc || !blanked || !own) {
     st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: out of host memory", prefix);
     goto done;
   }
+  rs_ksrc_unstatic(own, blanked);
+  text = own;
   if (file_dir) inc[0] = file_dir;
   for (int i = 0; i < opts->ninclude_paths; i++) inc[i + (file_dir ? 1 : 0)] = opts->include_paths[i];
 
@@ -140,8 +143,7 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
     rs_fail_prefix(st, "%s: ", prefix);
     goto done;
   }
-  int barrier = rs_ksrc_has_token(blanked, "__syncthreads") || rs_ksrc_has_token(blanked, "__syncthreads_count") ||
-                rs_ksrc_has_token(blanked, "__syncthreads_and") || rs_ksrc_has_token(blanked, "__syncthreads_or");
+  int barrier = rs_ksrc_uses_barrier(blanked);
   rs_kernel_source src = {text, blanked, name, file, opts->noptions, opts->options, ninc, inc, 0};
   st = rs_get_module(ctx, kb, &src, opts->flags, prefix, &barrier, &k->module, &k->origin);
   if (st != RS_OK) goto done;
@@ -166,6 +168,7 @@ done:
     rs_slab_free(&rs_kernels, k);
   }
   free(blanked);
+  free(own);
   free(inc);
   return st;
 }

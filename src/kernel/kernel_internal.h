@@ -32,6 +32,10 @@ typedef struct rs_kparam {
   rs_scalar_family family; /* scalars, and what a one-level pointer points at */
   size_t declared_size;    /* the size of that type when known, else 0 */
   size_t size;             /* from the compiled code */
+  /* CUDA vector types (float2, int4, ...): lanes > 1, each of lane_family and lane_size */
+  int lanes;
+  rs_scalar_family lane_family;
+  size_t lane_size;
 } rs_kparam;
 
 struct rs_kernel {
@@ -67,9 +71,21 @@ char *rs_ksrc_blank(const char *text);
 /* 1 if the identifier `word` occurs as a whole token in blanked text. */
 int rs_ksrc_has_token(const char *blanked, const char *word);
 
+/* In place, on a source and its blanked copy: the word `static` before __constant__,
+ * __device__, __managed__ or __shared__ becomes spaces (columns kept). A static variable
+ * is not visible by name in the loaded module (the simulator's dlsym, the driver's global
+ * lookup), yet rs_kernel_set_constant must find it; within the one translation unit of a
+ * kernel module the linkage changes nothing else. `static __shared__` is legal CUDA that
+ * the simulator's __shared__ (itself static) would double. */
+void rs_ksrc_unstatic(char *text, char *blanked);
+
+/* 1 if blanked text names a block barrier, a warp collective or cooperative groups: its
+ * threads must be able to wait for each other (the simulator then runs them as fibers). */
+int rs_ksrc_uses_barrier(const char *blanked);
+
 /* The user headers a source includes, found in the include paths (recursively; system
  * headers and resident_device.h are not looked for). Each is appended to *key as
- * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads.
+ * "\n#header <path>\n<contents>", and *barrier is set if one calls __syncthreads or the like (rs_ksrc_uses_barrier).
  * A header that is not a regular file, is over the size limit or cannot be read is
  * refused (RS_ERR_INVALID_ARGUMENT naming it) before any compiler reads it; one that is
  * gone by then is left to the compiler to report. */

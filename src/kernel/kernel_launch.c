@@ -77,30 +77,40 @@ rs_status rs_kernel_synchronize(rs_kernel *k, rs_stream *stream) {
 }
 
 /* Constant memory: a __constant__ (or __device__) variable of a kernel's module filled
- * from an array. The bytes move through the one copy path - as an explicit copy, counted
- * by the ledger and asked of the guard - into a device view wrapped over the variable. */
-rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src, rs_stream *stream) {
-  const char *who = "rs_kernel_set_constant";
+ * from an array, or read into one. The bytes move through the one copy path - as an
+ * explicit copy, counted by the ledger and asked of the guard - to or from a device view
+ * wrapped over the variable. */
+static rs_status rs_symbol_copy(rs_kernel *k, const char *symbol, rs_array *arr, rs_stream *stream, int into_symbol,
+                                const char *who) {
   RS_TRY(rs_kernel_check(k, who));
   if (!symbol || !symbol[0]) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: kernel '%s': the symbol name is empty", who, k->name);
-  RS_TRY(rs_array_check(src, who));
-  if (src->ctx != k->ctx)
+  RS_TRY(rs_array_check(arr, who));
+  if (arr->ctx != k->ctx)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: the array belongs to another context than kernel '%s'", who, k->name);
   void *dptr = NULL;
   size_t bytes = 0;
   rs_status st = k->kb->get_symbol(k->ctx->be, k->module, symbol, &dptr, &bytes);
   if (st != RS_OK) return rs_fail_prefix(st, "%s: kernel '%s': ", who, k->name);
-  size_t n = rs_array_nbytes(src);
+  size_t n = rs_array_nbytes(arr);
   if (n > bytes)
     return rs_fail(RS_ERR_SHAPE, "%s: '%s' of kernel '%s' holds %zu bytes; the array has %zu", who, symbol, k->name,
                    bytes, n);
   if (n == 0) return RS_OK;
-  rs_array *dst = NULL;
-  RS_TRY(rs_device_array_wrap(&dst, k->ctx, dptr, src->ndim, src->shape, src->dtype, NULL, NULL, NULL, NULL));
-  rs_copy_cause cause = RS_EXPLICIT("rs_kernel_set_constant");
-  st = rs_copy_path(dst, src, stream, &cause);
+  rs_array *var = NULL;
+  RS_TRY(rs_device_array_wrap(&var, k->ctx, dptr, arr->ndim, arr->shape, arr->dtype, NULL, NULL, NULL, NULL));
+  rs_copy_cause cause = RS_EXPLICIT(who);
+  st = into_symbol ? rs_copy_path(var, arr, stream, &cause) : rs_copy_path(arr, var, stream, &cause);
   /* The wrapper owns nothing: releasing it while the copy is queued frees no memory. */
-  rs_array_release(dst);
+  rs_array_release(var);
   if (st != RS_OK) return rs_fail_prefix(st, "%s: '%s' of kernel '%s': ", who, symbol, k->name);
   return RS_OK;
+}
+
+rs_status rs_kernel_set_constant(rs_kernel *k, const char *symbol, const rs_array *src, rs_stream *stream) {
+  /* the source is only read: the copy path takes it as const */
+  return rs_symbol_copy(k, symbol, (rs_array *)src, stream, 1, "rs_kernel_set_constant");
+}
+
+rs_status rs_kernel_get_constant(rs_kernel *k, const char *symbol, rs_array *dst, rs_stream *stream) {
+  return rs_symbol_copy(k, symbol, dst, stream, 0, "rs_kernel_get_constant");
 }

@@ -107,10 +107,35 @@ static const rs_known_type rs_named_types[] = {
     {"double2", RS_FAMILY_COMPLEX, 16},  {"cuDoubleComplex", RS_FAMILY_COMPLEX, 16},
 };
 
+/* CUDA's vector types: name, lanes, and each lane's family and size. A pointer to one
+ * takes an array of the lane's dtype whose last axis has that many elements (float4 *:
+ * float32 (..., 4)), or, for two floating lanes, a complex array. */
+static const struct {
+  const char *name;
+  int lanes;
+  rs_scalar_family family;
+  size_t size;
+} rs_vector_types[] = {
+    {"float2", 2, RS_FAMILY_FLOAT, 4},    {"float3", 3, RS_FAMILY_FLOAT, 4},  {"float4", 4, RS_FAMILY_FLOAT, 4},
+    {"double2", 2, RS_FAMILY_FLOAT, 8},   {"double3", 3, RS_FAMILY_FLOAT, 8}, {"double4", 4, RS_FAMILY_FLOAT, 8},
+    {"int2", 2, RS_FAMILY_INT, 4},        {"int3", 3, RS_FAMILY_INT, 4},      {"int4", 4, RS_FAMILY_INT, 4},
+    {"uint2", 2, RS_FAMILY_UINT, 4},      {"uint3", 3, RS_FAMILY_UINT, 4},    {"uint4", 4, RS_FAMILY_UINT, 4},
+    {"short2", 2, RS_FAMILY_INT, 2},      {"ushort2", 2, RS_FAMILY_UINT, 2},  {"char4", 4, RS_FAMILY_INT, 1},
+    {"uchar4", 4, RS_FAMILY_UINT, 1},     {"longlong2", 2, RS_FAMILY_INT, 8}, {"ulonglong2", 2, RS_FAMILY_UINT, 8},
+};
+
 /* The family and size of a scalar type from its words (qualifiers already removed). */
 static void rs_scalar_type(const rs_tok *w, int n, rs_kparam *p) {
   p->family = RS_FAMILY_UNKNOWN;
   p->declared_size = 0;
+  p->lanes = 0;
+  if (n == 1)
+    for (size_t i = 0; i < sizeof rs_vector_types / sizeof rs_vector_types[0]; i++)
+      if (rs_tok_is(w[0], rs_vector_types[i].name)) {
+        p->lanes = rs_vector_types[i].lanes;
+        p->lane_family = rs_vector_types[i].family;
+        p->lane_size = rs_vector_types[i].size;
+      }
   if (n == 1) {
     for (size_t i = 0; i < sizeof rs_named_types / sizeof rs_named_types[0]; i++) {
       if (rs_tok_is(w[0], rs_named_types[i].name)) {
@@ -274,13 +299,17 @@ static rs_status rs_parse_list(const char *s, size_t *pos, rs_kparam *params, in
 }
 
 rs_status rs_kparse_params(const char *s, const char *name, rs_kparam *params, int *nparams) {
-  /* The name without template arguments or a leading "::". */
-  char base[128];
+  /* The name without template arguments or namespaces ("ns::scale<float>" is found as
+   * the first __global__ function named scale; the compiler resolves the qualified name). */
+  char full[128];
   while (*name == ':') name++;
-  snprintf(base, sizeof base, "%s", name);
-  char *lt = strchr(base, '<');
+  snprintf(full, sizeof full, "%s", name);
+  char *lt = strchr(full, '<');
   if (lt) *lt = '\0';
-  for (size_t n = strlen(base); n > 0 && (base[n - 1] == ' ' || base[n - 1] == '\t'); n--) base[n - 1] = '\0';
+  for (size_t n = strlen(full); n > 0 && (full[n - 1] == ' ' || full[n - 1] == '\t'); n--) full[n - 1] = '\0';
+  const char *colon = strrchr(full, ':');
+  const char *base = colon ? colon + 1 : full;
+  while (*base == ' ') base++;
 
   char seen[512] = "";
   size_t pos = 0;

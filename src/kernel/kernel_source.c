@@ -1,6 +1,7 @@
 /* Reading kernel source: blanking what is not code, finding tokens, and following the
  * user headers a source includes (their contents belong in the cache key: a changed
  * header must not serve stale code). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -101,6 +102,37 @@ int rs_ksrc_has_token(const char *blanked, const char *word) {
   for (const char *p = strstr(blanked, word); p; p = strstr(p + 1, word)) {
     if ((p == blanked || !rs_is_ident(p[-1])) && !rs_is_ident(p[w])) return 1;
   }
+  return 0;
+}
+
+void rs_ksrc_unstatic(char *text, char *blanked) {
+  static const char *const spaces[] = {"__constant__", "__device__", "__managed__", "__shared__"};
+  for (char *p = blanked; (p = strstr(p, "static")) != NULL; p += 6) {
+    if ((p > blanked && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) || isalnum((unsigned char)p[6]) ||
+        p[6] == '_')
+      continue;
+    const char *q = p + 6;
+    while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
+    for (size_t w = 0; w < sizeof spaces / sizeof spaces[0]; w++) {
+      size_t n = strlen(spaces[w]);
+      if (!strncmp(q, spaces[w], n) && !isalnum((unsigned char)q[n]) && q[n] != '_') {
+        memset(p, ' ', 6);
+        memset(text + (p - blanked), ' ', 6);
+        break;
+      }
+    }
+  }
+}
+
+int rs_ksrc_uses_barrier(const char *blanked) {
+  static const char *const words[] = {
+      "__syncthreads",     "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",  "__syncwarp",
+      "__shfl_sync",       "__shfl_up_sync",      "__shfl_down_sync",  "__shfl_xor_sync",   "__ballot_sync",
+      "__any_sync",        "__all_sync",          "__activemask",      "__match_any_sync",  "__match_all_sync",
+      "__reduce_add_sync", "__reduce_min_sync",   "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync",
+      "__reduce_xor_sync", "cooperative_groups",  "this_thread_block", "tiled_partition"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (rs_ksrc_has_token(blanked, words[i])) return 1;
   return 0;
 }
 
@@ -211,10 +243,7 @@ static rs_status rs_visit(rs_header_walk *w, const char *name, const char *path,
   if (st == RS_OK && !*w->barrier) {
     char *blanked = rs_ksrc_blank(content);
     if (!blanked) st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "kernel: out of host memory");
-    else *w->barrier = rs_ksrc_has_token(blanked, "__syncthreads") ||
-                       rs_ksrc_has_token(blanked, "__syncthreads_count") ||
-                       rs_ksrc_has_token(blanked, "__syncthreads_and") ||
-                       rs_ksrc_has_token(blanked, "__syncthreads_or");
+    else *w->barrier = rs_ksrc_uses_barrier(blanked);
     free(blanked);
   }
   if (st == RS_OK) {

@@ -22,4 +22,9 @@ rs_status rs_cuda_kernel_target(rs_backend *b, char *out, size_t len);
 rs_status rs_cuda_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **image, size_t *bytes,
                                  char **log);
 
+/* The CUDA toolkit's include directories for NVRTC (cuda_kernel_toolkit.c): up to two
+ * paths into out (the include directory and its cccl/), found once from the loaded
+ * libnvrtc, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda; how many. */
+int rs_cuda_toolkit_includes(void *nvrtc_lib, const char *out[2]);
+
 #endif

@@ -11,6 +11,7 @@
  * the code is, and the kernel's lowered (mangled) name, which NVRTC alone can tell - then
  * the code. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <nvrtc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -182,8 +183,8 @@ rs_status rs_cuda_kernel_compile(rs_backend *b, const rs_kernel_source *src, voi
   RS_TRY(rs_nvrtc_ready());
   int arch = 0, real = 0;
   RS_TRY(rs_arch(b, &arch, &real));
-  if (src->noptions + src->ninclude_paths + 2 > RS_NVRTC_MAX_OPTIONS)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "NVRTC: more than %d options and include paths", RS_NVRTC_MAX_OPTIONS - 2);
+  if (src->noptions + src->ninclude_paths + 8 > RS_NVRTC_MAX_OPTIONS)
+    return rs_fail(RS_ERR_INVALID_ARGUMENT, "NVRTC: more than %d options and include paths", RS_NVRTC_MAX_OPTIONS - 8);
   char arch_opt[48];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", real ? "sm" : "compute", arch);
   const char *opts[RS_NVRTC_MAX_OPTIONS];
@@ -200,6 +201,18 @@ rs_status rs_cuda_kernel_compile(rs_backend *b, const rs_kernel_source *src, voi
       snprintf(inc[ninc], n, "-I%s", src->include_paths[i]);
       opts[nopts++] = inc[ninc++];
     }
+  }
+  /* One source for both backends: a function without __host__/__device__ (a helper, or a
+   * host prototype from a header shared with host code) is a device function, as on the
+   * simulator, where all code is host code; and the toolkit's headers are found after the
+   * user's own include paths. */
+  opts[nopts++] = "-default-device";
+  char toolkit[2][PATH_MAX + 16];
+  const char *tk[2];
+  int ntk = rs_cuda_toolkit_includes(rs_nvrtc.lib, tk);
+  for (int i = 0; i < ntk; i++) {
+    snprintf(toolkit[i], sizeof toolkit[i], "-I%s", tk[i]);
+    opts[nopts++] = toolkit[i];
   }
   /* resident_device.h comes from the library, whatever the include paths hold. */
   const char *headers[] = {rs_kernel_device_header()};

@@ -18,7 +18,7 @@
 #include "core/textbuf.h"
 #include "backend/kernel_table.h"
 
-#define RS_SIM_ABI 1u
+#define RS_SIM_ABI 2u
 
 /* Dynamic shared memory per block on the simulator (the shared memory of one SM of a
  * common GPU without opt-in). Each host thread has one such buffer that never moves:
@@ -42,15 +42,40 @@ typedef struct rs_sim_thread {
 
 enum { RS_SIM_SYNC_PLAIN = 0, RS_SIM_SYNC_COUNT = 1, RS_SIM_SYNC_AND = 2, RS_SIM_SYNC_OR = 3 };
 
+/* The warp collectives (the `op` of rs_sim_runtime.warp; the shim's numbers are the same). */
+enum {
+  RS_SIM_WARP_SYNC = 0,   /* __syncwarp */
+  RS_SIM_WARP_SHFL = 1,   /* __shfl_sync: arg is the source lane */
+  RS_SIM_WARP_UP = 2,     /* __shfl_up_sync: arg is the delta */
+  RS_SIM_WARP_DOWN = 3,   /* __shfl_down_sync */
+  RS_SIM_WARP_XOR = 4,    /* __shfl_xor_sync: arg is the lane mask */
+  RS_SIM_WARP_BALLOT = 5, /* __ballot_sync, __any_sync, __all_sync (the lanes' predicates) */
+  RS_SIM_WARP_MATCH_ANY = 6,
+  RS_SIM_WARP_MATCH_ALL = 7,
+  RS_SIM_WARP_ACTIVE = 8, /* __activemask: the lanes that reach the same call together */
+  RS_SIM_WARP_ADD = 9,    /* __reduce_*_sync: arg 1 for the signed forms of min and max */
+  RS_SIM_WARP_MIN = 10,
+  RS_SIM_WARP_MAX = 11,
+  RS_SIM_WARP_AND = 12,
+  RS_SIM_WARP_OR = 13,
+  RS_SIM_WARP_XOR_ALL = 14,
+  RS_SIM_WARP_OPS = 15
+};
+
 typedef struct rs_sim_runtime {
   unsigned abi;
   unsigned size;
-  /* __syncthreads and its _count/_and/_or forms: the block's answer */
-  int (*barrier)(int op, int value, const char *file, int line);
+  /* __syncthreads and its _count/_and/_or forms: the block's answer. site tells two calls
+   * on one line apart (the shim's __COUNTER__ or a column). */
+  int (*barrier)(int op, int value, int site, const char *file, int line);
   /* this block's dynamic shared memory */
   void *(*dynamic_shared)(void);
   /* stop this block with a fault (never returns) */
   void (*trap)(const char *what, const char *file, int line);
+  /* a warp collective (RS_SIM_WARP_*) of the lanes in mask: value is this lane's operand
+   * (up to 8 bytes), arg and width as CUDA's; returns this lane's result */
+  unsigned long long (*warp)(int op, unsigned mask, unsigned long long value, int arg, int width, int site,
+                             const char *file, int line);
 } rs_sim_runtime;
 
 /* ---- fibers (sim_fiber.c) -------------------------------------------------------------- */
@@ -101,6 +126,7 @@ typedef struct sim_kmodule {
   int fd; /* the memory file the object was loaded from, or -1 */
   char name[128];
   int uses_barrier;
+  size_t static_shared; /* bytes of static __shared__ variables */
   int nparams;
   size_t param_sizes[RS_KERNEL_MAX_PARAMS];
   void (*entry)(void **args);
@@ -140,10 +166,13 @@ rs_status sim_kernel_launch(rs_backend *b, void *module, void *fn, const rs_kern
                             const unsigned char *kinds, int nargs, void *stream);
 
 /* The shim header's text (sim_shim.h) and the entry stub appended to the user's source
- * (sim_shim_entry.inc), with "@NAME@" standing for the kernel's name and "@BARRIER@" for
+ * (sim_shim_entry.inc), with "@NAME@" standing for the kernel's name, "@DYNREFS@" for the
+ * count of extern __shared__ declarations and "@BARRIER@" for
  * 0 or 1; both embedded at build time. */
 extern const char rs_sim_shim_text[];
 extern const char rs_sim_entry_text[];
+/* cooperative_groups.h of the simulator (sim_cg.h), embedded at build time. */
+extern const char rs_sim_cg_text[];
 
 /* The runtime handed to every loaded object (sim_kernel_run.c). */
 extern const rs_sim_runtime rs_sim_runtime_table;

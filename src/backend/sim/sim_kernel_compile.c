@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "backend/sim/sim_kernel.h"
 #include "core/error.h"
@@ -69,13 +70,89 @@ static const char *rs_map_option(const char *o, char *buf, size_t len) {
 
 /* ---- the compile -------------------------------------------------------------------------- */
 
+/* The identifier that starts at or after p (skipping quotes and spaces), into out. */
+static void rs_ident_after(const char *p, const char *end, char *out, size_t len) {
+  while (p < end && !rs_is_ident(*p)) p++;
+  const char *w = p;
+  while (p < end && rs_is_ident(*p)) p++;
+  snprintf(out, len, "%.*s", (int)(p - w), w);
+}
+
+/* A construct of cooperative_groups that the simulator's header lacks, from the compiler's
+ * first error line that names the namespace ("'x' is not a member of 'cooperative_groups'",
+ * "'class cooperative_groups::thread_block' has no member named 'x'", clang's "no member
+ * named 'x' in ..."): 1 and the reason in out. */
+static int rs_cg_reason(const char *log, const char *alias, char *out, size_t len) {
+  for (const char *e = strstr(log, "error:"); e; e = strstr(e + 1, "error:")) {
+    const char *end = e + strcspn(e, "\n");
+    const char *ns = strstr(e, "cooperative_groups");
+    const char *of = strstr(e, "is not a member of");
+    char named[64] = "";
+    if (of && of < end) rs_ident_after(of + 18, end, named, sizeof named);
+    if ((!ns || ns > end) && !(alias[0] && !strcmp(named, alias))) continue;
+    char member[64] = "", type[64] = "";
+    const char *m = strstr(e, "no member named");
+    const char *n = strstr(e, "is not a member of");
+    if (m && m < end) {
+      rs_ident_after(m + 15, end, member, sizeof member);
+    } else if (n && n < end) {
+      const char *w = n;
+      while (w > e && !rs_is_ident(w[-1])) w--;
+      while (w > e && rs_is_ident(w[-1])) w--;
+      rs_ident_after(w, n, member, sizeof member);
+    }
+    const char *q = strstr(e, "cooperative_groups::");
+    if (q && q < end) rs_ident_after(q + 20, end, type, sizeof type);
+    if (!member[0]) continue;
+    snprintf(out, len, "the kernel uses cooperative_groups::%s%s%s, which the resident simulator does not support",
+             type[0] && strcmp(type, member) ? type : "", type[0] && strcmp(type, member) ? "::" : "", member);
+    return 1;
+  }
+  return 0;
+}
+
+/* X of `namespace X = cooperative_groups;` in blanked source, or "". */
+static void rs_cg_alias(const char *s, char *alias, size_t len) {
+  alias[0] = '\0';
+  for (const char *p = strstr(s, "cooperative_groups"); p; p = strstr(p + 1, "cooperative_groups")) {
+    const char *q = p;
+    while (q > s && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n')) q--;
+    if (q == s || q[-1] != '=') continue;
+    q--;
+    while (q > s && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n')) q--;
+    const char *w = q;
+    while (w > s && rs_is_ident(w[-1])) w--;
+    if (w < q && (size_t)(q - w) < len) {
+      snprintf(alias, len, "%.*s", (int)(q - w), w);
+      return;
+    }
+  }
+}
+
 /* The one-line reason of a failed compile, from the log. */
-static void rs_reason(const char *log, char *out, size_t len) {
+static void rs_reason(const char *log, const char *blanked, char *out, size_t len) {
   const char *u = log ? strstr(log, " is not supported by the resident simulator") : NULL;
   if (u) {
     const char *w = u;
-    while (w > log && rs_is_ident(w[-1])) w--;
+    while (w > log && (rs_is_ident(w[-1]) || w[-1] == ':')) w--;
     snprintf(out, len, "the kernel uses %.*s, which the resident simulator does not support", (int)(u - w), w);
+    return;
+  }
+  char alias[64];
+  rs_cg_alias(blanked, alias, sizeof alias);
+  if (log && rs_cg_reason(log, alias, out, len)) return;
+  /* GCC: "the frame size of N bytes is larger than ..."; clang: "stack frame size (N) exceeds" */
+  const char *frame = log ? strstr(log, "frame size of ") : NULL;
+  const char *cframe = log ? strstr(log, "stack frame size (") : NULL;
+  if (frame || cframe) {
+    const char *at = frame ? frame : cframe, *line = at;
+    while (line > log && line[-1] != '\n') line--;
+    const char *where = strstr(line, ": error");
+    unsigned long long n = strtoull(frame ? frame + 14 : cframe + 18, NULL, 10);
+    snprintf(out, len,
+             "a function needs %llu bytes of per-thread local memory (%.*s); CUDA allows 512 KiB (524288 bytes) per "
+             "thread",
+             n, (int)(where && where < at ? where - line : 0), line);
     return;
   }
   const char *e = log ? strstr(log, "error:") : NULL;
@@ -90,7 +167,7 @@ static void rs_reason(const char *log, char *out, size_t len) {
 
 typedef struct rs_tmpdir {
   char dir[64];
-  char cpp[96], so[96], shim[96], dev[96];
+  char cpp[96], so[96], shim[96], dev[96], cg[96], cgdir[96], cgreduce[128];
 } rs_tmpdir;
 
 static void rs_tmpdir_remove(rs_tmpdir *t) {
@@ -98,6 +175,9 @@ static void rs_tmpdir_remove(rs_tmpdir *t) {
   unlink(t->so);
   unlink(t->shim);
   unlink(t->dev);
+  unlink(t->cg);
+  unlink(t->cgreduce);
+  rmdir(t->cgdir);
   rmdir(t->dir);
 }
 
@@ -108,7 +188,15 @@ static rs_status rs_prepare(const rs_kernel_source *src, rs_tmpdir *t) {
   snprintf(t->so, sizeof t->so, "%s/kernel.so", t->dir);
   snprintf(t->shim, sizeof t->shim, "%s/rs_sim_shim.h", t->dir);
   snprintf(t->dev, sizeof t->dev, "%s/resident_device.h", t->dir);
+  snprintf(t->cg, sizeof t->cg, "%s/cooperative_groups.h", t->dir);
+  snprintf(t->cgdir, sizeof t->cgdir, "%s/cooperative_groups", t->dir);
+  snprintf(t->cgreduce, sizeof t->cgreduce, "%s/reduce.h", t->cgdir);
   RS_TRY(rs_write_file(t->shim, rs_sim_shim_text, strlen(rs_sim_shim_text)));
+  /* The simulator's cooperative groups in place of the toolkit's (which are device code). */
+  RS_TRY(rs_write_file(t->cg, rs_sim_cg_text, strlen(rs_sim_cg_text)));
+  if (mkdir(t->cgdir, 0700) != 0) return rs_fail(RS_ERR_DEVICE, "sim compile: cannot create %s", t->cgdir);
+  static const char reduce[] = "#include <cooperative_groups.h>\n";
+  RS_TRY(rs_write_file(t->cgreduce, reduce, strlen(reduce)));
   const char *dev = rs_kernel_device_header();
   RS_TRY(rs_write_file(t->dev, dev, strlen(dev)));
   rs_textbuf text = {0};
@@ -144,6 +232,9 @@ rs_status sim_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **
     argv[argc++] = (char *)m;
   }
   argv[argc++] = "-O2";
+  /* CUDA's limit of local memory per thread (512 KiB): a larger frame is a compile error
+   * (rs_reason names it) rather than a fiber stack overflow at run time. */
+  argv[argc++] = "-Werror=frame-larger-than=524288";
   argv[argc++] = "-fPIC";
   argv[argc++] = "-shared";
   /* The object's own symbols bind inside it (two kernels may both define `scale`), and an
@@ -170,7 +261,7 @@ rs_status sim_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **
       st = rs_fail(RS_ERR_UNSUPPORTED, "sim compile: cannot run %s", sim_cxx_name());
     } else if (rc != 0) {
       char reason[400];
-      rs_reason(*log, reason, sizeof reason);
+      rs_reason(*log, src->blanked, reason, sizeof reason);
       st = rs_fail(RS_ERR_COMPILE, "%s", reason);
     } else {
       st = rs_read_file(t.so, image, bytes);

@@ -98,11 +98,12 @@ rs_status sim_cxx_ready(void) {
   return RS_OK;
 }
 
-/* A short hash of the shim and the entry stub: a changed shim must not reuse old objects. */
-static unsigned long long rs_text_hash(const char *a, const char *b) {
+/* A short hash of the shim, the entry stub and the cooperative groups header: a changed
+ * shim must not reuse old objects. */
+static unsigned long long rs_text_hash(const char *const *texts, int n) {
   unsigned long long h = 1469598103934665603ull;
-  for (const char *p = a; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  for (const char *p = b; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (int i = 0; i < n; i++)
+    for (const char *p = texts[i]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
   return h;
 }
 
@@ -117,7 +118,7 @@ rs_status sim_kernel_target(rs_backend *b, char *out, size_t len) {
   const char *arch = "host";
 #endif
   snprintf(out, len, "%s (%s) %s abi %u shim %016llx", rs_cxx, rs_cxx_version, arch, RS_SIM_ABI,
-           rs_text_hash(rs_sim_shim_text, rs_sim_entry_text));
+           rs_text_hash((const char *const[]){rs_sim_shim_text, rs_sim_entry_text, rs_sim_cg_text}, 3));
   return RS_OK;
 }
 

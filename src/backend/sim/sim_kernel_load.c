@@ -78,6 +78,33 @@ static void *rs_dlopen_image(const void *image, size_t bytes, int *fd_out, char 
   return dl;
 }
 
+/* Static __shared__ memory: the shim makes it thread-local storage of the object, so it is
+ * the object's TLS segment less the entry stub's own thread-locals (the current-thread
+ * slot and one reference per extern __shared__ declaration, rs_sim_tls_own). */
+typedef struct rs_tls_find {
+  ElfW(Addr) base;
+  size_t size;
+} rs_tls_find;
+
+static int rs_tls_segment(struct dl_phdr_info *info, size_t n, void *arg) {
+  (void)n;
+  rs_tls_find *f = arg;
+  if (info->dlpi_addr != f->base) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_TLS) f->size = (size_t)info->dlpi_phdr[i].p_memsz;
+  return 1;
+}
+
+static size_t rs_static_shared(void *dl) {
+  struct link_map *map = NULL;
+  if (dlinfo(dl, RTLD_DI_LINKMAP, &map) != 0 || !map) return 0;
+  rs_tls_find f = {map->l_addr, 0};
+  dl_iterate_phdr(rs_tls_segment, &f);
+  size_t (*own)(void) = (size_t (*)(void))dlsym(dl, "rs_sim_tls_own");
+  size_t o = own ? own() : 0;
+  return f.size > o ? f.size - o : 0;
+}
+
 rs_status sim_kernel_load(rs_backend *b, const void *image, size_t bytes, void **module) {
   (void)b;
   char why[512] = "cannot write the object";
@@ -109,6 +136,7 @@ rs_status sim_kernel_load(rs_backend *b, const void *image, size_t bytes, void *
   memcpy(m->param_sizes, sizes(), (size_t)n * sizeof(size_t));
   snprintf(m->name, sizeof m->name, "%s", name());
   m->uses_barrier = barrier();
+  m->static_shared = rs_static_shared(dl);
   atomic_init(&m->refs, 1);
   pthread_mutex_init(&m->fault_lock, NULL);
   *module = m;
@@ -125,9 +153,15 @@ rs_status sim_kernel_get_function(rs_backend *b, void *module, const char *name,
   a->max_block[2] = 64;
   a->max_grid[0] = 2147483647u;
   a->max_grid[1] = a->max_grid[2] = 65535;
-  a->static_shared_bytes = 0; /* thread-local storage of the object: not counted */
-  a->dynamic_shared_limit = RS_SIM_SHARED_BYTES;
-  a->dynamic_shared_optin = RS_SIM_SHARED_BYTES;
+  /* CUDA's rule without an opt-in: static and dynamic shared memory share 48 KiB. */
+  if (m->static_shared > RS_SIM_SHARED_BYTES)
+    return rs_fail(RS_ERR_COMPILE,
+                   "kernel '%s' declares %zu bytes of static __shared__ memory; a block has at most %zu (48 KiB), "
+                   "as on CUDA",
+                   m->name, m->static_shared, RS_SIM_SHARED_BYTES);
+  a->static_shared_bytes = m->static_shared;
+  a->dynamic_shared_limit = RS_SIM_SHARED_BYTES - m->static_shared;
+  a->dynamic_shared_optin = RS_SIM_SHARED_BYTES - m->static_shared;
   a->nparams = m->nparams;
   memcpy(a->param_sizes, m->param_sizes, sizeof a->param_sizes);
   a->multiprocessors = rs_sim_thread_count(b);

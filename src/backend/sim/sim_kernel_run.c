@@ -13,118 +13,23 @@
  * Shared memory is thread-local storage of the kernel's object (the shim makes __shared__
  * `static thread_local`): one copy per host thread, which runs one block at a time - so
  * exactly one copy per running block. */
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "backend/sim/sim_kernel.h"
+#include "backend/sim/sim_kernel_block.h"
 #include "core/error.h"
-
-/* Per GPU thread: locals and arrays of device functions live here. */
-#define RS_SIM_STACK ((size_t)256 * 1024)
-
-enum { G_RUN = 0, G_WAIT = 1, G_DONE = 2, G_TRAP = 3 };
-
-typedef struct sim_gthread {
-  rs_sim_thread state; /* what the kernel reads as threadIdx, ... */
-  sim_fiber fiber;
-  int status;
-  int op, value, result;
-  const char *file;
-  int line;
-} sim_gthread;
-
-typedef struct sim_launch {
-  rs_backend *b;
-  sim_kmodule *m;
-  rs_kernel_dims d;
-  uint64_t nblocks;
-  unsigned threads; /* per block */
-  _Atomic int abort;
-  void **argv;
-} sim_launch;
-
-/* Per host thread that runs blocks. Never moves once made: kernels keep references into
- * `shared`. */
-typedef struct sim_host {
-  sim_fiber sched;
-  sim_gthread *g;
-  void **stacks;
-  unsigned cap; /* GPU threads g and stacks have room for */
-  unsigned char *shared;
-  sim_gthread *cur;
-  const sim_launch *launch;
-  int direct;
-  jmp_buf escape; /* a trap's way out of a kernel that runs without fibers */
-  const char *trap_what, *trap_file;
-  int trap_line;
-  const char *stray_file; /* a __syncthreads() the source scan did not see */
-  int stray_line;
-} sim_host;
-
-static _Thread_local sim_host *rs_host;
-static pthread_key_t rs_host_key;
-static pthread_once_t rs_host_once = PTHREAD_ONCE_INIT;
-
-static void rs_host_free(void *p) {
-  sim_host *h = p;
-  for (unsigned i = 0; i < h->cap; i++) {
-    sim_fiber_destroy(&h->g[i].fiber);
-    if (h->stacks[i]) sim_stack_free(h->stacks[i], RS_SIM_STACK);
-  }
-  free(h->stacks);
-  free(h->g);
-  free(h->shared);
-  free(h);
-}
-
-static void rs_host_key_init(void) { (void)pthread_key_create(&rs_host_key, rs_host_free); }
-
-/* This host thread's state with room for n GPU threads (stacks only when fibers are
- * used); NULL when out of memory. */
-static sim_host *rs_host_get(unsigned n, int fibers) {
-  sim_host *h = rs_host;
-  if (!h) {
-    pthread_once(&rs_host_once, rs_host_key_init);
-    h = calloc(1, sizeof *h);
-    if (!h) return NULL;
-    h->shared = aligned_alloc(256, RS_SIM_SHARED_BYTES);
-    if (!h->shared || pthread_setspecific(rs_host_key, h) != 0) {
-      free(h->shared);
-      free(h);
-      return NULL;
-    }
-    rs_host = h;
-  }
-  if (n > h->cap) {
-    sim_gthread *g = realloc(h->g, n * sizeof *g);
-    if (!g) return NULL;
-    h->g = g;
-    memset(g + h->cap, 0, (n - h->cap) * sizeof *g);
-    void **stacks = realloc(h->stacks, n * sizeof *stacks);
-    if (!stacks) return NULL; /* h->g has grown; cap stays: its new entries are unused */
-    h->stacks = stacks;
-    for (unsigned i = h->cap; i < n; i++) stacks[i] = NULL;
-    h->cap = n;
-  }
-  for (unsigned i = 0; fibers && i < n; i++) {
-    if (h->stacks[i]) continue;
-    h->stacks[i] = sim_stack_alloc(RS_SIM_STACK);
-    if (!h->stacks[i]) return NULL;
-  }
-  return h;
-}
 
 /* ---- the runtime the kernel object calls ----------------------------------------------- */
 
-static int rs_rt_barrier(int op, int value, const char *file, int line) {
-  sim_host *h = rs_host;
+static int rs_rt_barrier(int op, int value, int site, const char *file, int line) {
+  sim_host *h = sim_host_current;
   if (!h || !h->cur) return value; /* not inside a simulated block */
   sim_gthread *g = h->cur;
   if (h->direct) {
     /* A one-thread block passes its own barrier; anything else means the scan missed a
      * call (through a macro): reported after the block. */
     if (h->launch->threads > 1 && !h->stray_file) {
+      h->stray_what = "__syncthreads()";
       h->stray_file = file;
       h->stray_line = line;
     }
@@ -133,6 +38,7 @@ static int rs_rt_barrier(int op, int value, const char *file, int line) {
   g->status = G_WAIT;
   g->op = op;
   g->value = value;
+  g->site = site;
   g->file = file;
   g->line = line;
   sim_fiber_switch(&g->fiber, &h->sched, 0);
@@ -140,30 +46,18 @@ static int rs_rt_barrier(int op, int value, const char *file, int line) {
 }
 
 static void *rs_rt_dynamic_shared(void) {
-  sim_host *h = rs_host;
+  sim_host *h = sim_host_current;
   return h ? h->shared : NULL;
 }
 
-static void rs_rt_trap(const char *what, const char *file, int line) {
-  sim_host *h = rs_host;
-  if (!h || !h->cur) abort(); /* a kernel function called outside a launch */
-  h->trap_what = what;
-  h->trap_file = file;
-  h->trap_line = line;
-  if (h->direct) longjmp(h->escape, 1);
-  h->cur->status = G_TRAP;
-  sim_fiber_switch(&h->cur->fiber, &h->sched, 1);
-  abort(); /* never resumed */
-}
-
 const rs_sim_runtime rs_sim_runtime_table = {RS_SIM_ABI, sizeof(rs_sim_runtime), rs_rt_barrier,
-                                             rs_rt_dynamic_shared, rs_rt_trap};
+                                             rs_rt_dynamic_shared, sim_rt_trap, sim_rt_warp};
 
 /* ---- one block ------------------------------------------------------------------------ */
 
 static void rs_fiber_main(void *arg) {
   sim_gthread *g = arg;
-  sim_host *h = rs_host;
+  sim_host *h = sim_host_current;
   sim_fiber_started(&h->sched);
   h->launch->m->entry(h->launch->argv);
   g->status = G_DONE;
@@ -205,7 +99,7 @@ static void rs_ranges(const sim_host *h, unsigned n, int (*pick)(const sim_gthre
 static int rs_pick_status(const sim_gthread *g, const void *arg) { return g->status == *(const int *)arg; }
 static int rs_pick_site(const sim_gthread *g, const void *arg) {
   const sim_gthread *ref = arg;
-  return g->status == G_WAIT && g->line == ref->line && (g->file == ref->file || strcmp(g->file, ref->file) == 0);
+  return g->status == G_WAIT && g->line == ref->line && g->site == ref->site && (g->file == ref->file || strcmp(g->file, ref->file) == 0);
 }
 static int rs_pick_other_site(const sim_gthread *g, const void *arg) {
   return g->status == G_WAIT && !rs_pick_site(g, arg);
@@ -251,6 +145,10 @@ static int rs_block_fibers(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
       waiting += g->status == G_WAIT;
       done += g->status == G_DONE;
     }
+    /* Warp collectives first: a lane answered there may go on to the block's barrier. */
+    int warp = sim_warp_step(h, n, msg, sizeof msg);
+    if (warp < 0) return rs_fail_block(L, bi, err, len, msg);
+    if (warp > 0) continue;
     if (waiting == 0) return 0;
     sim_gthread *first = NULL;
     for (unsigned t = 0; t < n && !first; t++)
@@ -309,9 +207,9 @@ static int rs_block_direct(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
   if (h->stray_file) {
     char msg[400];
     snprintf(msg, sizeof msg,
-             "the kernel called __syncthreads() (%s:%d) though its source does not name it (a macro?), so it ran "
-             "without barriers: write __syncthreads() out in the kernel's source",
-             h->stray_file, h->stray_line);
+             "the kernel called %s (%s:%d) though its source does not name it (a macro?), so it ran without "
+             "fibers: write the call out in the kernel's source",
+             h->stray_what, h->stray_file, h->stray_line);
     return rs_fail_block(L, bi, err, len, msg);
   }
   return 0;
@@ -320,7 +218,7 @@ static int rs_block_direct(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
 static void rs_blocks(int64_t begin, int64_t end, void *arg) {
   sim_launch *L = arg;
   int fibers = L->m->uses_barrier;
-  sim_host *h = rs_host_get(L->threads, fibers);
+  sim_host *h = sim_host_get(L->threads, fibers);
   if (!h) {
     if (!atomic_exchange(&L->abort, 1))
       sim_kmodule_fault(L->m, RS_ERR_HOST_OUT_OF_MEMORY, "the simulator ran out of host memory for a block's threads");

@@ -68,7 +68,7 @@ static rs_status rs_dynamic_shared_type(const char *decl, size_t len, rs_textbuf
 
 /* The user's source with each `extern __shared__ T name[];` turned into a thread-local
  * reference to the block's dynamic shared memory, on the same line. */
-static rs_status rs_rewrite(const rs_kernel_source *src, rs_textbuf *out) {
+static rs_status rs_rewrite(const rs_kernel_source *src, rs_textbuf *out, int *refs) {
   const char *s = src->blanked, *text = src->text;
   size_t copied = 0;
   for (const char *at = rs_find_token(s, s, "__shared__"); at; at = rs_find_token(s, at + 1, "__shared__")) {
@@ -94,17 +94,21 @@ static rs_status rs_rewrite(const rs_kernel_source *src, rs_textbuf *out) {
       if (*p == '\n') st = rs_textbuf_add(out, "\n", 1);
     rs_textbuf_free(&type);
     RS_TRY(st);
+    (*refs)++;
     copied = (size_t)(d1 - s) + 1;
   }
   return rs_textbuf_add(out, text + copied, strlen(text) - copied);
 }
 
-/* The stub with @NAME@ and @BARRIER@ filled in. */
-static rs_status rs_entry(const rs_kernel_source *src, rs_textbuf *out) {
+/* The stub with @NAME@, @BARRIER@ and @DYNREFS@ filled in. */
+static rs_status rs_entry(const rs_kernel_source *src, int refs, rs_textbuf *out) {
   for (const char *p = rs_sim_entry_text; *p;) {
     if (!strncmp(p, "@NAME@", 6)) {
       RS_TRY(rs_textbuf_add(out, src->name, strlen(src->name)));
       p += 6;
+    } else if (!strncmp(p, "@DYNREFS@", 9)) {
+      RS_TRY(rs_textbuf_addf(out, "%d", refs));
+      p += 9;
     } else if (!strncmp(p, "@BARRIER@", 9)) {
       RS_TRY(rs_textbuf_add(out, src->uses_barrier ? "1" : "0", 1));
       p += 9;
@@ -118,7 +122,8 @@ static rs_status rs_entry(const rs_kernel_source *src, rs_textbuf *out) {
 
 rs_status sim_kernel_translation_unit(const rs_kernel_source *src, rs_textbuf *out) {
   RS_TRY(rs_textbuf_addf(out, "#include \"rs_sim_shim.h\"\n#line 1 \"%s\"\n", src->file));
-  RS_TRY(rs_rewrite(src, out));
+  int refs = 0;
+  RS_TRY(rs_rewrite(src, out, &refs));
   RS_TRY(rs_textbuf_add(out, "\n", 1));
-  return rs_entry(src, out);
+  return rs_entry(src, refs, out);
 }

@@ -6,6 +6,9 @@
 #ifndef RS_SIM_SHIM_H
 #define RS_SIM_SHIM_H
 #define RESIDENT_SIM 1
+// The architecture the simulator imitates (an H100's): kernels that test __CUDA_ARCH__
+// take their sm_90 path. Stated in resident/kernel.h.
+#define __CUDA_ARCH__ 900
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +20,7 @@
 #include <utility>
 
 // ---- the ABI with libresident (mirrors src/backend/sim/sim_kernel.h) ----
-#define RS_SIM_ABI 1u
+#define RS_SIM_ABI 2u
 struct uint3 { unsigned x, y, z; };
 struct dim3 {
   unsigned x, y, z;
@@ -27,22 +30,88 @@ extern "C" {
 struct rs_sim_thread { uint3 thread_idx; uint3 block_idx; dim3 block_dim; dim3 grid_dim; };
 struct rs_sim_runtime {
   unsigned abi, size;
-  int (*barrier)(int op, int value, const char *file, int line);
+  int (*barrier)(int op, int value, int site, const char *file, int line);
   void *(*dynamic_shared)(void);
   void (*trap)(const char *what, const char *file, int line);
+  unsigned long long (*warp)(int op, unsigned mask, unsigned long long value, int arg, int width, int site,
+                             const char *file, int line);
 };
 }
 namespace rs_sim_rt {
 extern const ::rs_sim_runtime *rt;
 extern thread_local ::rs_sim_thread *current;
 // The compiler must not keep shared memory in registers across a barrier.
-inline int sync(int op, int value, const char *file, int line) {
+inline int sync(int op, int value, int site, const char *file, int line) {
   __asm__ __volatile__("" ::: "memory");
-  int r = rt->barrier(op, value, file, line);
+  int r = rt->barrier(op, value, site, file, line);
+  __asm__ __volatile__("" ::: "memory");
+  return r;
+}
+inline unsigned long long warp(int op, unsigned mask, unsigned long long v, int arg, int width, int site,
+                               const char *file, int line) {
+  __asm__ __volatile__("" ::: "memory");
+  unsigned long long r = rt->warp(op, mask, v, arg, width, site, file, line);
   __asm__ __volatile__("" ::: "memory");
   return r;
 }
 template <class... A> struct always_false { static constexpr bool value = false; };
+// The warp collectives' numbers (RS_SIM_WARP_* of sim_kernel.h).
+enum { W_SYNC, W_SHFL, W_UP, W_DOWN, W_XOR, W_BALLOT, W_MATCH_ANY, W_MATCH_ALL, W_ACTIVE, W_ADD, W_MIN, W_MAX,
+       W_AND, W_OR, W_XOR_ALL };
+// Where a barrier or warp collective is called: file, line and which call (__COUNTER__
+// for the macros below; cooperative groups pass their caller's line and column).
+struct at {
+  const char *file;
+  int line, site;
+  int block(int op, int v) const { return sync(op, v, site, file, line); }
+  void syncthreads() const { (void)block(0, 0); }
+  int syncthreads_count(int p) const { return block(1, p ? 1 : 0); }
+  int syncthreads_and(int p) const { return block(2, p ? 1 : 0); }
+  int syncthreads_or(int p) const { return block(3, p ? 1 : 0); }
+  unsigned long long w(int op, unsigned mask, unsigned long long v, int arg = 0, int width = 32) const {
+    return warp(op, mask, v, arg, width, site, file, line);
+  }
+  template <class T> T shuffle(int op, unsigned mask, T v, long arg, int width) const {
+    static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8,
+                  "warp shuffles of types over 8 bytes are not supported by the resident simulator");
+    unsigned long long u = 0;
+    memcpy(&u, &v, sizeof v);
+    u = w(op, mask, u, (int)arg, width);
+    T r;
+    memcpy(&r, &u, sizeof r);
+    return r;
+  }
+  template <class T> T shfl_sync(unsigned m, T v, int src, int width = 32) const { return shuffle(W_SHFL, m, v, src, width); }
+  template <class T> T shfl_up_sync(unsigned m, T v, unsigned d, int width = 32) const { return shuffle(W_UP, m, v, d, width); }
+  template <class T> T shfl_down_sync(unsigned m, T v, unsigned d, int width = 32) const { return shuffle(W_DOWN, m, v, d, width); }
+  template <class T> T shfl_xor_sync(unsigned m, T v, int x, int width = 32) const { return shuffle(W_XOR, m, v, x, width); }
+  unsigned ballot_sync(unsigned m, int p) const { return (unsigned)w(W_BALLOT, m, p != 0, 0); }
+  int any_sync(unsigned m, int p) const { return (int)w(W_BALLOT, m, p != 0, 1); }
+  int all_sync(unsigned m, int p) const { return (int)w(W_BALLOT, m, p != 0, 2); }
+  unsigned activemask() const { return (unsigned)w(W_ACTIVE, 0, 0); }
+  void syncwarp(unsigned m = 0xffffffffu) const { (void)w(W_SYNC, m, 0); }
+  template <class T> unsigned long long key(T v) const {
+    static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8, "__match_*_sync takes 4 or 8 bytes");
+    unsigned long long u = 0;
+    memcpy(&u, &v, sizeof v);
+    return u;
+  }
+  template <class T> unsigned match_any_sync(unsigned m, T v) const { return (unsigned)w(W_MATCH_ANY, m, key(v)); }
+  template <class T> unsigned match_all_sync(unsigned m, T v, int *pred) const {
+    unsigned r = (unsigned)w(W_MATCH_ALL, m, key(v));
+    *pred = r != 0;
+    return r;
+  }
+  unsigned reduce_add_sync(unsigned m, unsigned v) const { return (unsigned)w(W_ADD, m, v); }
+  int reduce_add_sync(unsigned m, int v) const { return (int)(unsigned)w(W_ADD, m, (unsigned)v); }
+  unsigned reduce_min_sync(unsigned m, unsigned v) const { return (unsigned)w(W_MIN, m, v, 0); }
+  int reduce_min_sync(unsigned m, int v) const { return (int)(unsigned)w(W_MIN, m, (unsigned)v, 1); }
+  unsigned reduce_max_sync(unsigned m, unsigned v) const { return (unsigned)w(W_MAX, m, v, 0); }
+  int reduce_max_sync(unsigned m, int v) const { return (int)(unsigned)w(W_MAX, m, (unsigned)v, 1); }
+  unsigned reduce_and_sync(unsigned m, unsigned v) const { return (unsigned)w(W_AND, m, v); }
+  unsigned reduce_or_sync(unsigned m, unsigned v) const { return (unsigned)w(W_OR, m, v); }
+  unsigned reduce_xor_sync(unsigned m, unsigned v) const { return (unsigned)w(W_XOR_ALL, m, v); }
+};
 }  // namespace rs_sim_rt
 
 // ---- execution space and memory space keywords ----
@@ -68,10 +137,40 @@ template <class... A> struct always_false { static constexpr bool value = false;
 static constexpr int warpSize = 32;
 
 // ---- synchronization ----
-#define __syncthreads() ((void)::rs_sim_rt::sync(0, 0, __FILE__, __LINE__))
-#define __syncthreads_count(p) ::rs_sim_rt::sync(1, (p) ? 1 : 0, __FILE__, __LINE__)
-#define __syncthreads_and(p) ::rs_sim_rt::sync(2, (p) ? 1 : 0, __FILE__, __LINE__)
-#define __syncthreads_or(p) ::rs_sim_rt::sync(3, (p) ? 1 : 0, __FILE__, __LINE__)
+#define RS_SIM_AT (::rs_sim_rt::at{__FILE__, __LINE__, __COUNTER__})
+#define __syncthreads RS_SIM_AT.syncthreads
+#define __syncthreads_count RS_SIM_AT.syncthreads_count
+#define __syncthreads_and RS_SIM_AT.syncthreads_and
+#define __syncthreads_or RS_SIM_AT.syncthreads_or
+// ---- warp collectives (sim_kernel_warp.c): CUDA's semantics among a warp's 32 lanes ----
+#define __shfl_sync RS_SIM_AT.shfl_sync
+#define __shfl_up_sync RS_SIM_AT.shfl_up_sync
+#define __shfl_down_sync RS_SIM_AT.shfl_down_sync
+#define __shfl_xor_sync RS_SIM_AT.shfl_xor_sync
+#define __ballot_sync RS_SIM_AT.ballot_sync
+#define __any_sync RS_SIM_AT.any_sync
+#define __all_sync RS_SIM_AT.all_sync
+#define __activemask RS_SIM_AT.activemask
+#define __syncwarp RS_SIM_AT.syncwarp
+#define __match_any_sync RS_SIM_AT.match_any_sync
+#define __match_all_sync RS_SIM_AT.match_all_sync
+#define __reduce_add_sync RS_SIM_AT.reduce_add_sync
+#define __reduce_min_sync RS_SIM_AT.reduce_min_sync
+#define __reduce_max_sync RS_SIM_AT.reduce_max_sync
+#define __reduce_and_sync RS_SIM_AT.reduce_and_sync
+#define __reduce_or_sync RS_SIM_AT.reduce_or_sync
+#define __reduce_xor_sync RS_SIM_AT.reduce_xor_sync
+namespace rs_sim_rt {
+inline unsigned lane() {
+  const ::rs_sim_thread *t = current;
+  return (t->thread_idx.x + t->block_dim.x * (t->thread_idx.y + t->block_dim.y * t->thread_idx.z)) % 32u;
+}
+}  // namespace rs_sim_rt
+inline unsigned __lanemask_lt() { return (1u << ::rs_sim_rt::lane()) - 1u; }
+inline unsigned __lanemask_le() { return (unsigned)((2ull << ::rs_sim_rt::lane()) - 1u); }
+inline unsigned __lanemask_eq() { return 1u << ::rs_sim_rt::lane(); }
+inline unsigned __lanemask_gt() { return ~__lanemask_le(); }
+inline unsigned __lanemask_ge() { return ~__lanemask_lt(); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -261,16 +360,9 @@ template <class T> inline void __stwt(T *p, T v) { *p = v; }
                   #name " is not supported by the resident simulator");                       \
     return 0;                                                                                  \
   }
-RS_SIM_UNSUPPORTED(__shfl_sync) RS_SIM_UNSUPPORTED(__shfl_up_sync) RS_SIM_UNSUPPORTED(__shfl_down_sync)
-RS_SIM_UNSUPPORTED(__shfl_xor_sync) RS_SIM_UNSUPPORTED(__shfl) RS_SIM_UNSUPPORTED(__shfl_up)
-RS_SIM_UNSUPPORTED(__shfl_down) RS_SIM_UNSUPPORTED(__shfl_xor) RS_SIM_UNSUPPORTED(__ballot_sync)
-RS_SIM_UNSUPPORTED(__ballot) RS_SIM_UNSUPPORTED(__any_sync) RS_SIM_UNSUPPORTED(__all_sync)
-RS_SIM_UNSUPPORTED(__uni_sync) RS_SIM_UNSUPPORTED(__any) RS_SIM_UNSUPPORTED(__all)
-RS_SIM_UNSUPPORTED(__activemask) RS_SIM_UNSUPPORTED(__syncwarp) RS_SIM_UNSUPPORTED(__match_any_sync)
-RS_SIM_UNSUPPORTED(__match_all_sync) RS_SIM_UNSUPPORTED(__reduce_add_sync)
-RS_SIM_UNSUPPORTED(__reduce_min_sync) RS_SIM_UNSUPPORTED(__reduce_max_sync)
-RS_SIM_UNSUPPORTED(__reduce_and_sync) RS_SIM_UNSUPPORTED(__reduce_or_sync)
-RS_SIM_UNSUPPORTED(__reduce_xor_sync) RS_SIM_UNSUPPORTED(__lanemask_lt) RS_SIM_UNSUPPORTED(tex1Dfetch)
+RS_SIM_UNSUPPORTED(__shfl) RS_SIM_UNSUPPORTED(__shfl_up) RS_SIM_UNSUPPORTED(__shfl_down)
+RS_SIM_UNSUPPORTED(__shfl_xor) RS_SIM_UNSUPPORTED(__ballot) RS_SIM_UNSUPPORTED(__uni_sync)
+RS_SIM_UNSUPPORTED(__any) RS_SIM_UNSUPPORTED(__all) RS_SIM_UNSUPPORTED(tex1Dfetch)
 RS_SIM_UNSUPPORTED(tex1D) RS_SIM_UNSUPPORTED(tex2D) RS_SIM_UNSUPPORTED(tex3D)
 RS_SIM_UNSUPPORTED(tex1DLayered) RS_SIM_UNSUPPORTED(tex2DLayered) RS_SIM_UNSUPPORTED(texCubemap)
 RS_SIM_UNSUPPORTED(surf1Dread) RS_SIM_UNSUPPORTED(surf1Dwrite) RS_SIM_UNSUPPORTED(surf2Dread)

@@ -1,0 +1,81 @@
+/* Private to sim_kernel_run.c and sim_kernel_warp.c: one simulated block's threads, the
+ * host thread that runs them, and the launch they belong to. */
+#ifndef RS_BACKEND_SIM_KERNEL_BLOCK_H
+#define RS_BACKEND_SIM_KERNEL_BLOCK_H
+
+#include <setjmp.h>
+#include "backend/sim/sim_kernel.h"
+
+/* G_WAIT: at a __syncthreads(); G_WARP: at a warp collective (__shfl_sync, ...). */
+enum { G_RUN = 0, G_WAIT = 1, G_DONE = 2, G_TRAP = 3, G_WARP = 4 };
+
+typedef struct sim_gthread {
+  rs_sim_thread state; /* what the kernel reads as threadIdx, ... */
+  sim_fiber fiber;
+  int status;
+  int op, value, result; /* a block barrier's */
+  int site;              /* which call of the source it waits at */
+  const char *file;
+  int line;
+  /* a warp collective's (status G_WARP): the operand, CUDA's arguments and the answer */
+  unsigned wmask;
+  int warg, wwidth;
+  unsigned long long wvalue, wresult;
+} sim_gthread;
+
+typedef struct sim_launch {
+  rs_backend *b;
+  sim_kmodule *m;
+  rs_kernel_dims d;
+  uint64_t nblocks;
+  unsigned threads; /* per block */
+  _Atomic int abort;
+  void **argv;
+} sim_launch;
+
+/* Per host thread that runs blocks. Never moves once made: kernels keep references into
+ * `shared`. */
+typedef struct sim_host {
+  sim_fiber sched;
+  sim_gthread *g;
+  void **stacks;
+  unsigned cap; /* GPU threads g and stacks have room for */
+  unsigned char *shared;
+  sim_gthread *cur;
+  const sim_launch *launch;
+  int direct;
+  jmp_buf escape; /* a trap's way out of a kernel that runs without fibers */
+  const char *trap_what, *trap_file;
+  int trap_line;
+  char trap_text[200]; /* a trap's `what` when it is composed (a bad shuffle width) */
+  const char *stray_what; /* a barrier or warp collective the source scan did not see */
+  const char *stray_file;
+  int stray_line;
+} sim_host;
+
+/* The host thread's block state (NULL outside a block). */
+extern _Thread_local sim_host *sim_host_current;
+
+/* Per GPU thread: locals and arrays of device functions live here. CUDA allows 512 KiB of
+ * local memory per thread; the compile refuses a function frame above that
+ * (RS_SIM_LOCAL_LIMIT), and this leaves room for one such frame and the calls around it.
+ * Pages are committed only when touched. */
+#define RS_SIM_STACK ((size_t)1024 * 1024)
+
+/* This host thread's state with room for n GPU threads (stacks only when fibers are
+ * used); NULL when out of memory. */
+sim_host *sim_host_get(unsigned n, int fibers);
+
+/* Stop the running GPU thread with a fault (never returns). */
+void sim_rt_trap(const char *what, const char *file, int line);
+
+/* The runtime's warp collective (rs_sim_runtime.warp). */
+unsigned long long sim_rt_warp(int op, unsigned mask, unsigned long long value, int arg, int width, int site,
+                               const char *file, int line);
+
+/* Once every thread of the block is parked: answer the warp collectives whose lanes have
+ * all arrived. 1 if some thread can go on, 0 if none waits at one, -1 (the reason in msg)
+ * if some wait for lanes that will never come. */
+int sim_warp_step(sim_host *h, unsigned n, char *msg, size_t len);
+
+#endif
