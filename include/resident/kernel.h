@@ -192,10 +192,18 @@ extern "C" {
  * static shared memory is RS_ERR_COMPILE. Each thread may have CUDA's 512 KiB of local
  * memory (local arrays; the simulator's fiber stacks are 1 MiB, committed only as used):
  * a function frame above 512 KiB is RS_ERR_COMPILE naming its size and line. A computed
- * block has 256 threads on the simulator. Kernels
- * run as host code: pointers read from device memory (arrays of pointers) are not
- * translated and fault, and an access out of bounds is not reported - it touches host
- * memory as a C program's would.
+ * block has 256 threads on the simulator.
+ *
+ * The simulator as a debugger (always on; the checks cost a compare per array index and
+ * pointer dereference of the simulated code): an index outside an array of known size -
+ * __shared__ arrays and per-thread local arrays - and a dereference of a misaligned
+ * pointer (a GPU faults where x86 would not) or of a NULL pointer stop the thread with
+ * RS_ERR_KERNEL_FAULT naming the kernel, block, thread, line and what it did ("an
+ * out-of-bounds index 32 into an array of type 'float [32]'"); the context stays usable.
+ * Not caught: an access through a pointer into device memory past the end of its
+ * allocation (it touches host memory as a C program's would), NULL plus an offset, and
+ * races between threads. Kernels run as host code: pointers read from device memory
+ * (arrays of pointers) are not translated and fault.
  *
  * ERRORS AND FAULTS. Launches are asynchronous. A bad configuration or argument fails
  * the launch call itself (RS_ERR_LAUNCH, nothing launched, nothing copied). A kernel that

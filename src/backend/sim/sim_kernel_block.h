@@ -47,7 +47,7 @@ typedef struct sim_host {
   jmp_buf escape; /* a trap's way out of a kernel that runs without fibers */
   const char *trap_what, *trap_file;
   int trap_line;
-  char trap_text[200]; /* a trap's `what` when it is composed (a bad shuffle width) */
+  char trap_text[256]; /* a trap's `what`, copied (it may be composed on the stack) */
   const char *stray_what; /* a barrier or warp collective the source scan did not see */
   const char *stray_file;
   int stray_line;

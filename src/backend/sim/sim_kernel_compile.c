@@ -167,11 +167,12 @@ static void rs_reason(const char *log, const char *blanked, char *out, size_t le
 
 typedef struct rs_tmpdir {
   char dir[64];
-  char cpp[96], so[96], shim[96], dev[96], cg[96], cgdir[96], cgreduce[128];
+  char cpp[96], obj[96], so[96], shim[96], dev[96], cg[96], cgdir[96], cgreduce[128];
 } rs_tmpdir;
 
 static void rs_tmpdir_remove(rs_tmpdir *t) {
   unlink(t->cpp);
+  unlink(t->obj);
   unlink(t->so);
   unlink(t->shim);
   unlink(t->dev);
@@ -186,6 +187,7 @@ static rs_status rs_prepare(const rs_kernel_source *src, rs_tmpdir *t) {
   if (!mkdtemp(t->dir)) return rs_fail(RS_ERR_DEVICE, "sim compile: cannot create a directory in /tmp");
   snprintf(t->cpp, sizeof t->cpp, "%s/kernel.cpp", t->dir);
   snprintf(t->so, sizeof t->so, "%s/kernel.so", t->dir);
+  snprintf(t->obj, sizeof t->obj, "%s/kernel.o", t->dir);
   snprintf(t->shim, sizeof t->shim, "%s/rs_sim_shim.h", t->dir);
   snprintf(t->dev, sizeof t->dev, "%s/resident_device.h", t->dir);
   snprintf(t->cg, sizeof t->cg, "%s/cooperative_groups.h", t->dir);
@@ -236,11 +238,11 @@ rs_status sim_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **
    * (rs_reason names it) rather than a fiber stack overflow at run time. */
   argv[argc++] = "-Werror=frame-larger-than=524288";
   argv[argc++] = "-fPIC";
-  argv[argc++] = "-shared";
-  /* The object's own symbols bind inside it (two kernels may both define `scale`), and an
-   * undefined one fails here rather than at load. */
-  argv[argc++] = "-Wl,-Bsymbolic";
-  argv[argc++] = "-Wl,-z,defs";
+  /* The debugger's checks (sim_shim.h handles what they find): an index outside an array
+   * of known size - __shared__ and local arrays - and a misaligned or NULL access, each a
+   * fault naming the thread and the line. Linked without the flags: the handlers are the
+   * shim's, no sanitizer runtime is loaded. */
+  argv[argc++] = "-fsanitize=bounds,alignment,null";
   /* GCC marks statics of inline functions STB_GNU_UNIQUE, which makes an object
    * unloadable and shares such statics between kernels: off. */
   if (sim_cxx_is_gcc()) argv[argc++] = "-fno-gnu-unique";
@@ -251,12 +253,20 @@ rs_status sim_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **
     snprintf(mapped[nmapped], sizeof mapped[nmapped], "-I%s", src->include_paths[i]);
     argv[argc++] = mapped[nmapped++];
   }
+  argv[argc++] = "-c";
   argv[argc++] = "-o";
-  argv[argc++] = t.so;
+  argv[argc++] = t.obj;
   argv[argc++] = t.cpp;
   argv[argc] = NULL;
+  /* The object's own symbols bind inside it (two kernels may both define `scale`), and an
+   * undefined one fails here rather than at load. */
+  char *link[] = {(char *)sim_cxx_name(), "-shared", "-fPIC", "-Wl,-Bsymbolic", "-Wl,-z,defs", "-o", t.so, t.obj, NULL};
   if (st == RS_OK) {
     int rc = sim_cxx_run(argv, log);
+    if (rc == 0) {
+      free(*log);
+      rc = sim_cxx_run(link, log);
+    }
     if (rc < 0) {
       st = rs_fail(RS_ERR_UNSUPPORTED, "sim compile: cannot run %s", sim_cxx_name());
     } else if (rc != 0) {

@@ -2,6 +2,7 @@
  * thread record and fiber stack per thread of the largest block it ran, and the block's
  * dynamic shared memory, kept for the thread's life and freed when it ends. And the trap
  * that stops a GPU thread, which the block runner and the warp collectives share. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/sim/sim_kernel_block.h"
@@ -60,7 +61,9 @@ sim_host *sim_host_get(unsigned n, int fibers) {
 void sim_rt_trap(const char *what, const char *file, int line) {
   sim_host *h = sim_host_current;
   if (!h || !h->cur) abort(); /* a kernel function called outside a launch */
-  h->trap_what = what;
+  /* Kept here: a composed message may live on the stack a direct-mode trap unwinds. */
+  if (what != h->trap_text) snprintf(h->trap_text, sizeof h->trap_text, "%s", what);
+  h->trap_what = h->trap_text;
   h->trap_file = file;
   h->trap_line = line;
   if (h->direct) longjmp(h->escape, 1);

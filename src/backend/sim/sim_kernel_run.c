@@ -197,8 +197,9 @@ static int rs_block_direct(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
     h->cur = g;
     if (setjmp(h->escape) != 0) {
       h->cur = NULL;
-      char msg[400];
-      snprintf(msg, sizeof msg, "a thread stopped at %s (%s:%d)", h->trap_what, h->trap_file, h->trap_line);
+      char msg[600];
+      snprintf(msg, sizeof msg, "thread (%u,%u,%u) stopped at %s (%s:%d)", g->state.thread_idx.x,
+               g->state.thread_idx.y, g->state.thread_idx.z, h->trap_what, h->trap_file, h->trap_line);
       return rs_fail_block(L, bi, err, len, msg);
     }
     L->m->entry(L->argv);

@@ -372,4 +372,59 @@ RS_SIM_UNSUPPORTED(__cvta_generic_to_shared) RS_SIM_UNSUPPORTED(__pipeline_memcp
 RS_SIM_UNSUPPORTED(__pipeline_commit) RS_SIM_UNSUPPORTED(__pipeline_wait_prior)
 RS_SIM_UNSUPPORTED(__nv_atomic_fetch_add)
 #undef RS_SIM_UNSUPPORTED
+
+// ---- the debugger's checks: the compiler (-fsanitize=bounds,alignment,null) calls these on
+// an index outside an array of known size (__shared__ and local arrays) and on a
+// misaligned or NULL access; each stops the thread with a fault naming it and the line.
+// The layouts are the compilers' (GCC's and clang's UBSan ABI); no sanitizer runtime runs.
+extern "C" {
+struct rs_ubsan_loc { const char *file; unsigned line, column; };
+struct rs_ubsan_type { unsigned short kind, info; char name[1]; };
+struct rs_ubsan_oob { rs_ubsan_loc loc; const rs_ubsan_type *array, *index; };
+struct rs_ubsan_mismatch { rs_ubsan_loc loc; const rs_ubsan_type *type; unsigned char log_align, kind; };
+}
+namespace rs_sim_rt {
+[[noreturn]] inline void out_of_bounds(const rs_ubsan_oob *d, uintptr_t index) {
+  char what[240];
+  unsigned bits = 1u << (d->index->info >> 1);
+  if (d->index->kind == 0 && bits <= 64) {
+    unsigned long long u = index;
+    if (bits < 64) u &= (1ull << bits) - 1;
+    long long v = (long long)u;
+    if ((d->index->info & 1) && bits < 64 && (u >> (bits - 1)) & 1) v = (long long)(u | ~((1ull << bits) - 1));
+    if (d->index->info & 1) snprintf(what, sizeof what, "an out-of-bounds index %lld into an array of type %s", v, d->array->name);
+    else snprintf(what, sizeof what, "an out-of-bounds index %llu into an array of type %s", u, d->array->name);
+  } else {
+    snprintf(what, sizeof what, "an out-of-bounds index into an array of type %s", d->array->name);
+  }
+  rt->trap(what, d->loc.file, (int)d->loc.line);
+  __builtin_unreachable();
+}
+[[noreturn]] inline void mismatch(const rs_ubsan_mismatch *d, uintptr_t p) {
+  static const char *const kinds[] = {"a load of", "a store to", "a reference to", "a member access within",
+                                      "a member call on", "a constructor call on"};
+  const char *k = d->kind < 6 ? kinds[d->kind] : "an access to";
+  char what[240];
+  if (!p) snprintf(what, sizeof what, "%s a NULL pointer of type %s", k, d->type->name);
+  else
+    snprintf(what, sizeof what, "%s misaligned address %p of type %s, which needs %u-byte alignment (a GPU faults)", k,
+             (void *)p, d->type->name, 1u << d->log_align);
+  rt->trap(what, d->loc.file, (int)d->loc.line);
+  __builtin_unreachable();
+}
+}  // namespace rs_sim_rt
+extern "C" {
+__attribute__((visibility("hidden"))) void __ubsan_handle_out_of_bounds(rs_ubsan_oob *d, uintptr_t i) {
+  ::rs_sim_rt::out_of_bounds(d, i);
+}
+__attribute__((visibility("hidden"))) void __ubsan_handle_out_of_bounds_abort(rs_ubsan_oob *d, uintptr_t i) {
+  ::rs_sim_rt::out_of_bounds(d, i);
+}
+__attribute__((visibility("hidden"))) void __ubsan_handle_type_mismatch_v1(rs_ubsan_mismatch *d, uintptr_t p) {
+  ::rs_sim_rt::mismatch(d, p);
+}
+__attribute__((visibility("hidden"))) void __ubsan_handle_type_mismatch_v1_abort(rs_ubsan_mismatch *d, uintptr_t p) {
+  ::rs_sim_rt::mismatch(d, p);
+}
+}
 #endif
