@@ -89,6 +89,16 @@ if [ "$PART" = 1 ]; then
 fi
 
 # ---- PART=2 ----------------------------------------------------------------------------
+# the kernel tests again (the simulator-fidelity branch's last commit), the staging threshold
+# as changed after PART=1's bench/pageable, and initcheck's findings by test function
+(
+  (cd "$B" && timeout 200 ctest --output-on-failure -L cuda -R "test_kernel_|test_staging") >"$OUT/ctest-kernel.log" 2>&1
+  for t in test_memory_stream test_ipc test_graph test_streamed; do
+    RESIDENT_BACKEND=cuda RESIDENT_UNDER_SANITIZER=initcheck timeout 150 compute-sanitizer --tool initcheck \
+      --report-api-errors no "$B/tests/$t" >"$OUT/initcheck-$t.log" 2>&1
+  done
+) &
+side=$!
 {
   echo "== pytest, cuda backend =="
   WERROR=OFF BUILD=$B PYTHON=python3 timeout 300 bash scripts/python-test.sh -rs -x
@@ -116,4 +126,18 @@ if [ -n "$nsys" ] && [ -x "$nsys" ]; then
 else
   note nsys "NOT RUN: no Nsight Systems (nsys) on this machine"
 fi
+wait "$side"
+note "ctest kernel+staging" "$(ctest_line "$OUT/ctest-kernel.log")"
+{
+  grep -E '\*\*\*Failed|FAIL' "$OUT/ctest-kernel.log" | head -n 20
+  echo "== bench/pageable (threshold 8 MiB)"; timeout 60 "$B/bench/pageable" --repeat 5
+  for t in test_memory_stream test_ipc test_graph test_streamed; do
+    echo "== initcheck $t: $(grep -E 'ERROR SUMMARY' "$OUT/initcheck-$t.log")"
+    grep -E '^test_.*(ok|FAIL)|FAIL ' "$OUT/initcheck-$t.log" | head -n 12
+    grep -oE 'Host Frame: test_[a-z_0-9]+|at [a-z_0-9]+\+0x' "$OUT/initcheck-$t.log" | sort | uniq -c | sort -rn | head -n 8
+    grep -m 3 -A 4 'Uninitialized' "$OUT/initcheck-$t.log"
+  done
+} >"$OUT/part2.log" 2>&1
+rm -f "$OUT"/initcheck-*.log "$OUT"/ctest-kernel.log "$OUT"/configure-*.log "$OUT"/build.log "$OUT"/nsys-profile.log \
+  "$OUT"/pipeline-gpu.log "$OUT"/pipeline-gpu-check.log
 exit 0

@@ -76,11 +76,11 @@ static void test_sizes(rs_context *ctx) {
   rs_context_destroy(c);
 }
 
-/* Every lane count from 1 to 5 with sizes around the threshold (256 KiB), fewer pieces
+/* Every lane count from 1 to 5 with sizes around the threshold (8 MiB) and below it, fewer pieces
  * than lanes, exact multiples of a piece and ragged tails: each lane runs its own
  * pipeline over its own buffers, and all of them together must make the same bytes. */
 static void test_lanes(rs_context *ctx) {
-  const int64_t sizes[] = {256 << 10, (256 << 10) + 1, 1 << 20, (3 << 20) + 4097, 16 << 20};
+  const int64_t sizes[] = {256 << 10, (3 << 20) + 4097, (8 << 20) - 1, 8 << 20, (8 << 20) + 1, 16 << 20};
   for (int lanes = 1; lanes <= 5; lanes++) {
     char t[8];
     snprintf(t, sizeof t, "%d", lanes);

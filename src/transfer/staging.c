@@ -12,8 +12,10 @@
 #define RS_STAGING_PIECE_MIN ((size_t)64 << 10)
 #define RS_STAGING_PIECE_MAX ((size_t)2 << 20)
 #define RS_STAGING_PIECES_PER_LANE 4
-/* Below this the driver's own pageable path is as fast and needs no set-up. */
-#define RS_STAGING_MIN_BYTES ((size_t)256 << 10)
+/* Below this the driver's own pageable path is as fast or faster: on the H200 (bench/pageable,
+ * 2026-12-01) staging gave 5-11 GB/s at 1-4 MiB where the driver gave 8-11, the same at
+ * 8 MiB, and more from 16 MiB up. */
+#define RS_STAGING_MIN_BYTES ((size_t)8 << 20)
 
 void rs_staging_init(rs_context *ctx) {
   rs_staging *s = ctx->staging;
