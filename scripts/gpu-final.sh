@@ -9,6 +9,7 @@
 #   PART=2  the Python package's pytest on the CUDA backend and its overhead benchmark beside
 #           CuPy; the trace of a GPU pipeline run checked, nsys with the NVTX ranges, and
 #           bench/launch with NVTX compiled in and out
+#   PART=3  the Python suite and the initcheck cases fixed after PART=2
 set -u -o pipefail
 OUT=${OUT:-/tmp/out}
 PART=${PART:-1}
@@ -85,6 +86,31 @@ if [ "$PART" = 1 ]; then
   note benches "bench.log ($(wc -l <"$OUT/bench.log") lines)"
   (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=summary.txt --exclude=bench.log . 2>/dev/null &&
     find . -mindepth 1 -maxdepth 1 ! -name logs.tgz ! -name summary.txt ! -name bench.log -exec rm -rf {} +)
+  exit 0
+fi
+
+# ---- PART=3: after PART=2's findings: the Python suite and the fixed initcheck cases -----
+if [ "$PART" = 3 ]; then
+  (
+    (cd "$B" && timeout 120 ctest --output-on-failure -L cuda -R "test_graph|test_memory_stream|test_streamed|test_staging") \
+      >"$OUT/ctest-fixed.log" 2>&1
+    for t in test_memory_stream test_graph test_streamed; do
+      RESIDENT_BACKEND=cuda RESIDENT_UNDER_SANITIZER=initcheck timeout 150 compute-sanitizer --tool initcheck \
+        --report-api-errors no "$B/tests/$t" 2>&1 | grep -E 'ERROR SUMMARY|FAIL' | sed "s/^/$t: /"
+    done >"$OUT/initcheck-fixed.log"
+  ) &
+  side=$!
+  {
+    echo "== pytest, cuda backend =="
+    WERROR=OFF BUILD=$B PYTHON=python3 timeout 240 bash scripts/python-test.sh -rs -q
+    echo "== bench/python_overhead.py =="
+    PYTHONPATH="$PWD/$B-python" timeout 60 python3 bench/python_overhead.py
+  } >"$OUT/python.log" 2>&1
+  note pytest "$(grep -E '[0-9]+ passed' "$OUT/python.log" | tail -n 1)"
+  wait "$side"
+  note "ctest fixed tests" "$(ctest_line "$OUT/ctest-fixed.log")"
+  note initcheck "$(tr '\n' ';' <"$OUT/initcheck-fixed.log")"
+  rm -f "$OUT"/configure-*.log "$OUT"/build.log
   exit 0
 fi
 

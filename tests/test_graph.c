@@ -23,7 +23,9 @@ static int setup(fixture *f, rs_context *ctx) {
   float *p = rs_array_host_data(f->in);
   for (int i = 0; i < N; i++) p[i] = (float)(i % 1000);
   /* Compiled and loaded before any capture (on CUDA a first compile inside one is legal
-   * in relaxed mode, but it is not what is being tested). */
+   * in relaxed mode, but it is not what is being tested). The warm-up reads dev: zeros first
+   * (compute-sanitizer's initcheck). */
+  if (rs_zeros_into(f->dev, f->s) != RS_OK) return 0;
   if (rs_t_axpb(f->dev, 1.0, 0.0, f->s) != RS_OK) return 0;
   if (rs_add_scalar_into(f->dev, f->dev, rs_scalar_float(0.0), f->s) != RS_OK) return 0;
   return rs_stream_synchronize(f->s) == RS_OK;

@@ -254,6 +254,8 @@ static void test_many_streams_fall_back_safely(rs_context *ctx) {
   for (int i = 0; i < NS; i++) CHECK_OK(rs_stream_create(&s[i], c, RS_STREAM_NON_BLOCKING));
   rs_array *x = NULL;
   CHECK_OK(rs_device_array(&x, c, 1, S1(N), RS_FLOAT32, NULL, RS_ORDER_C));
+  CHECK_OK(rs_zeros_into(x, NULL)); /* copied below: data, not never-written memory (initcheck) */
+  CHECK_OK(rs_context_synchronize(c));
   for (int i = 0; i < NS; i++) {
     CHECK_OK(rs_device_array(&y[i], c, 1, S1(N), RS_FLOAT32, NULL, RS_ORDER_C));
     CHECK_OK(rs_array_copy(y[i], x, s[i])); /* x is read on ten streams */

@@ -292,7 +292,7 @@ static rs_status sleepy_step(rs_array *in, rs_array *out, rs_stream *s, void *us
 }
 
 static void test_streamed_overlap_cuda(rs_context *ctx) {
-  if (rs_context_backend(ctx) != RS_BACKEND_CUDA) return;
+  if (rs_context_backend(ctx) != RS_BACKEND_CUDA || rs_t_tool_serializes()) return;
   int64_t n = (int64_t)64 << 20; /* 256 MB of float32: about 5 ms each way */
   rs_array *a = NULL;
   CHECK_OK(rs_pinned_array(&a, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C, 0));

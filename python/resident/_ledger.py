@@ -10,7 +10,7 @@ class Ledger:
     """What happened inside a ``with resident.ledger() as led:`` block.
 
     After the block: ``copies``, ``bytes``, ``implicit_copies``, ``explicit_copies``,
-    ``implicit_bytes``, ``explicit_bytes``, per direction ``h2d``/``d2h``/``d2d``/``h2h``
+    ``implicit_bytes``, ``explicit_bytes``, per direction ``h2d``/``d2h``/``d2d``/``h2h``/``p2p``
     (dicts of explicit/implicit counts, bytes and ms), ``kernels``, ``waits``,
     ``entries`` (one dict per copy, kernel launch and host wait) and ``str(led)``, the
     library's printed table (copies on lines of their own).

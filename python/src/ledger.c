@@ -20,7 +20,8 @@ static PyObject *capture(print_fn fn, void *arg) {
   return r;
 }
 
-static const char *const dir_names[RS_DIRECTIONS] = {"h2d", "d2h", "d2d", "h2h"};
+static const char *const dir_names[] = {"h2d", "d2h", "d2d", "h2h", "p2p"};
+_Static_assert(sizeof dir_names / sizeof dir_names[0] == RS_DIRECTIONS, "a name for every ledger direction");
 
 static PyObject *stats_dict(const rs_ledger_stats *st) {
   PyObject *d = PyDict_New();
@@ -120,9 +121,11 @@ static PyObject *f_ledger_entries(PyObject *m, PyObject *args) {
   for (int64_t i = start; i < count; i++) {
     rs_ledger_entry e;
     if (rs_py_check(rs_ledger_entry_at(ctx, i, &e))) goto fail;
-    static const char *const kinds[] = {"copy", "kernel", "wait"};
-    PyObject *d = Py_BuildValue("{s:s,s:s,s:O,s:n,s:s,s:i,s:d,s:d,s:d}", "kind", kinds[e.kind], "direction",
-                                e.kind == RS_ENTRY_COPY ? rs_direction_name(e.dir) : "", "implicit",
+    static const char *const kinds[] = {"copy", "kernel", "wait", "prefetch", "graph"};
+    const char *kind = (unsigned)e.kind < sizeof kinds / sizeof kinds[0] ? kinds[e.kind] : "unknown";
+    int has_dir = e.kind == RS_ENTRY_COPY || e.kind == RS_ENTRY_PREFETCH;
+    PyObject *d = Py_BuildValue("{s:s,s:s,s:O,s:n,s:s,s:i,s:d,s:d,s:d}", "kind", kind, "direction",
+                                has_dir ? rs_direction_name(e.dir) : "", "implicit",
                                 e.implicit ? Py_True : Py_False, "bytes", (Py_ssize_t)e.bytes, "cause", e.cause,
                                 "arg", e.arg, "host_start_ms", e.host_start_ms, "host_ms", e.host_ms,
                                 "device_ms", e.device_ms);
