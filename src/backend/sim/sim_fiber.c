@@ -13,21 +13,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "backend/sim/sim_asan.h"
 #include "backend/sim/sim_kernel.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define RS_SIM_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RS_SIM_ASAN 1
-#endif
-#endif
-#ifndef RS_SIM_ASAN
-#define RS_SIM_ASAN 0
-#endif
-#if RS_SIM_ASAN
-#include <sanitizer/common_interface_defs.h>
-#endif
 
 #if defined(__SANITIZE_THREAD__)
 #define RS_SIM_TSAN 1
@@ -175,10 +162,12 @@ void *sim_stack_alloc(size_t size) {
   /* A guard page below: a kernel that overflows its stack faults instead of silently
    * writing into the next thread's. */
   mprotect(p, page, PROT_NONE);
+  sim_asan_unpoison((char *)p + page, size);
   return (char *)p + page;
 }
 
 void sim_stack_free(void *stack, size_t size) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  sim_asan_unpoison(stack, size); /* its frames' poison must not outlive the mapping */
   munmap((char *)stack - page, size + page);
 }

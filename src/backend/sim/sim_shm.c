@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "backend/sim/sim_asan.h"
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
 
@@ -35,6 +36,7 @@ void *sim_shm_map(size_t bytes, int *fd) {
     close(f);
     return NULL;
   }
+  sim_asan_unpoison(p, sim_shm_len(bytes));
   *fd = f;
   return p;
 }
@@ -77,6 +79,7 @@ rs_status sim_shm_open(const unsigned char *handle, size_t bytes, void **out, co
   close(f); /* the mapping keeps the memory */
   if (p == MAP_FAILED)
     return rs_fail(RS_ERR_OUT_OF_MEMORY, "%s: mmap of %zu bytes: %s", who, bytes, sim_errno_text(errno, e, sizeof e));
+  sim_asan_unpoison(p, sim_shm_len(bytes));
   *out = p;
   return RS_OK;
 }
