@@ -55,7 +55,9 @@ static void fuzz_tensor(const uint8_t *data, size_t size) {
   for (int d = 0; d < 8; d++) {
     shape[d] = (int64_t)(int8_t)rs_fz_u8(&r);
     int64_t s = (int64_t)(int8_t)rs_fz_u8(&r);
-    strides[d] = rs_fz_below(&r, 16) ? s : s << (rs_fz_u8(&r) % 63);
+    /* huge strides, of either sign: shifted as unsigned (a negative value's shift is
+     * undefined), the bits then read back as the signed stride */
+    strides[d] = rs_fz_below(&r, 16) ? s : (int64_t)((uint64_t)s << (rs_fz_u8(&r) % 63));
   }
   dl->shape = rs_fz_below(&r, 16) ? shape : NULL;
   dl->strides = rs_fz_below(&r, 2) ? strides : NULL;
