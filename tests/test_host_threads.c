@@ -2,6 +2,9 @@
  * every op is split over the threads - odd lengths, strided and broadcast operands,
  * every dtype class - against NumPy; and the same host ops on 1, 2, 3, 4 and 8 threads
  * give the same bits (elementwise, reductions, sort and argsort, random). */
+/* Long rows on every dtype, each against NumPy: about 40 s here, ten times that under
+ * ThreadSanitizer (scripts/tsan.sh), which is what this test of the thread pool is for. */
+#define RS_TEST_TIMEOUT_S 900
 #include "ops_testlib.h"
 #include "native/native.h"
 

@@ -9,6 +9,14 @@
 #include <string.h>
 #include "native/native_radix.h"
 
+#ifndef RS_HOST_VQSORT
+/* Built without Highway: the caller's radix sort does the work. */
+int rs_vqsort_row(rs_thread_pool *pool, const rs_keys_maker *mk, int w, void *out, int64_t n) {
+  (void)pool, (void)mk, (void)w, (void)out, (void)n;
+  return 0;
+}
+#else
+
 #define MAX_PARTS 16
 #define SAMPLE_PER_PART 64
 #define CHUNK 1024 /* keys made at a time, on the stack */
@@ -68,12 +76,10 @@ static void sort_body(int64_t p0, int64_t p1, void *arg) {
   for (int64_t p = p0; p < p1; p++) {
     int64_t b = j->start[p], m = j->start[p + 1] - b;
     if (m <= 1) continue;
-#ifdef RS_HOST_VQSORT
     if (j->w == 4)
       rs_vqsort_u32((uint32_t *)j->out + b, m);
     else
       rs_vqsort_u64((uint64_t *)j->out + b, m);
-#endif
   }
 }
 
@@ -103,10 +109,6 @@ static void pick_splitters(split_job *j) {
 }
 
 int rs_vqsort_row(rs_thread_pool *pool, const rs_keys_maker *mk, int w, void *out, int64_t n) {
-#ifndef RS_HOST_VQSORT
-  (void)pool, (void)mk, (void)w, (void)out, (void)n;
-  return 0;
-#else
   split_job j;
   memset(&j, 0, sizeof j);
   int threads = pool ? rs_thread_pool_threads(pool) : 1;
@@ -134,5 +136,6 @@ int rs_vqsort_row(rs_thread_pool *pool, const rs_keys_maker *mk, int w, void *ou
   run(pool, j.parts, write_body, &j);
   run(pool, j.parts, sort_body, &j);
   return 1;
-#endif
 }
+
+#endif
