@@ -72,30 +72,27 @@ static PyObject *f_ledger_begin(PyObject *m, PyObject *noargs) {
   return PyLong_FromLongLong(count + dropped); /* position of the scope's first entry */
 }
 
-static PyObject *f_ledger_end(PyObject *m, PyObject *noargs) {
-  (void)m; (void)noargs;
+/* The stats a getter gives (it waits for device times: without the GIL), as a dict. */
+static PyObject *stats_from(rs_status (*get)(rs_context *, rs_ledger_stats *)) {
   rs_context *ctx = rs_py_ctx();
   if (!ctx) return NULL;
   rs_ledger_stats st;
   rs_status s;
   Py_BEGIN_ALLOW_THREADS
-  s = rs_ledger_end(ctx, &st);
+  s = get(ctx, &st);
   Py_END_ALLOW_THREADS
   if (rs_py_check(s)) return NULL;
   return stats_dict(&st);
 }
 
+static PyObject *f_ledger_end(PyObject *m, PyObject *noargs) {
+  (void)m; (void)noargs;
+  return stats_from(rs_ledger_end);
+}
+
 static PyObject *f_ledger_totals(PyObject *m, PyObject *noargs) {
   (void)m; (void)noargs;
-  rs_context *ctx = rs_py_ctx();
-  if (!ctx) return NULL;
-  rs_ledger_stats st;
-  rs_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = rs_ledger_get_stats(ctx, &st);
-  Py_END_ALLOW_THREADS
-  if (rs_py_check(s)) return NULL;
-  return stats_dict(&st);
+  return stats_from(rs_ledger_get_stats);
 }
 
 static PyObject *f_ledger_reset(PyObject *m, PyObject *noargs) {

@@ -192,19 +192,18 @@ rs_status rs_guard_capture_check(rs_context *ctx, void *stream, rs_copy_dir dir,
                                  const rs_copy_cause *cause) {
   rs_capture *c = rs_capture_of(ctx, stream, 1);
   if (!c) return RS_OK;
-  static const char *const names[] = {"H2D", "D2H", "D2D", "H2H", "P2P"};
   if (cause->implicit)
     return rs_fail(RS_ERR_TRANSFER_REFUSED,
                    "%s: implicit %s copy of argument %d while stream %p is being captured into a graph: a replay "
                    "would copy stale host data without asking; copy it explicitly (rs_to_device) before the "
                    "capture and pass the device array",
-                   cause->what, names[dir], cause->arg, c->native);
+                   cause->what, rs_dir_names[dir], cause->arg, c->native);
   if (needs_host)
     return rs_fail(RS_ERR_TRANSFER_REFUSED,
                    "%s: this %s copy needs the host (pageable memory or a non-contiguous side) while stream %p "
                    "is being captured into a graph, and a graph replays without the host; use pinned memory "
                    "and contiguous arrays inside a capture",
-                   cause->what, names[dir], c->native);
+                   cause->what, rs_dir_names[dir], c->native);
   if (!stream)
     return rs_fail(RS_ERR_TRANSFER_REFUSED,
                    "%s: a copy on the legacy default stream while stream %p is being captured would join the "

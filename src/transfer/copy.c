@@ -33,7 +33,7 @@ static int rs_is_c(const rs_array *a) {
   return rs_layout_is_c_contiguous(a->ndim, a->shape, a->strides, rs_dtype_size(a->dtype));
 }
 
-static int rs_same_dense_layout(const rs_array *a, const rs_array *b) {
+int rs_same_dense_layout(const rs_array *a, const rs_array *b) {
   size_t item = rs_dtype_size(a->dtype);
   if (rs_is_c(a) && rs_is_c(b)) return 1;
   return rs_layout_is_f_contiguous(a->ndim, a->shape, a->strides, item) &&

@@ -19,6 +19,10 @@ rs_status rs_copy_path(rs_array *dst, const rs_array *src, rs_stream *stream,
 rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream, const rs_copy_cause *cause);
 rs_status rs_copy_check_pair(const rs_array *dst, const rs_array *src, const char *who);
 
+/* 1 when a and b are both dense in the same order (C or F): one block copies one into the
+ * other, element 0 at the lowest address of each. */
+int rs_same_dense_layout(const rs_array *a, const rs_array *b);
+
 /* Which side of the bus a kind lives on: 1 = device (device, managed), 0 = host. */
 int rs_kind_on_device(rs_mem_kind kind);
 

@@ -102,11 +102,7 @@ static rs_status peer(rs_array *dst, const rs_array *src, rs_stream *stream, con
   RS_TRY(rs_guard_check(ctx, RS_DIR_P2P, rs_array_nbytes(dst), cause));
   if (rs_array_nbytes(dst) == 0) return RS_OK;
   RS_TRY(wait_for_context(src->ctx, cause->what));
-  size_t item = rs_dtype_size(dst->dtype);
-  int same_dense = (is_c(dst) && is_c(src)) ||
-                   (rs_layout_is_f_contiguous(dst->ndim, dst->shape, dst->strides, item) &&
-                    rs_layout_is_f_contiguous(src->ndim, src->shape, src->strides, item));
-  if (same_dense) return peer_block(dst, src, stream, cause);
+  if (rs_same_dense_layout(dst, src)) return peer_block(dst, src, stream, cause);
   rs_array *c_src = NULL, *c_dst = NULL;
   rs_status st = RS_OK;
   if (!is_c(src)) st = c_order_copy(&c_src, src, cause);

@@ -48,6 +48,17 @@ static void run_flat_copy(void *arg) {
   rs_sim_parallel_for(c->b, blocks, copy_blocks, c);
 }
 
+/* Queue a checked flat copy on stream (wait: the call returns once it is done). */
+static rs_status submit_flat_copy(rs_backend *b, void *dst, const void *src, size_t bytes, void *stream,
+                                  const char *what, int wait) {
+  flat_copy *c = malloc(sizeof *c);
+  if (!c) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "%s: out of host memory", what);
+  *c = (flat_copy){b, rs_sim_translate(dst), rs_sim_translate(src), bytes};
+  rs_status st = sim_submit(b, stream, what, run_flat_copy, c, free, wait);
+  if (st != RS_OK) free(c);
+  return st;
+}
+
 rs_status sim_copy_async(rs_backend *b, void *dst, const void *src, size_t bytes,
                          rs_copy_dir dir, void *stream) {
   if ((unsigned)dir > RS_DIR_H2H)
@@ -71,13 +82,8 @@ rs_status sim_copy_async(rs_backend *b, void *dst, const void *src, size_t bytes
 
   int wait = dir == RS_DIR_H2H || (dir == RS_DIR_H2D && sim_is_pageable(b, src)) ||
              (dir == RS_DIR_D2H && sim_is_pageable(b, dst));
-  flat_copy *c = malloc(sizeof *c);
-  if (!c) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim copy_async %s: out of host memory", dn);
-  *c = (flat_copy){b, rs_sim_translate(dst), rs_sim_translate(src), bytes};
   snprintf(what, sizeof what, "sim copy_async %s", dn);
-  rs_status st = sim_submit(b, stream, what, run_flat_copy, c, free, wait);
-  if (st != RS_OK) free(c);
-  return st;
+  return submit_flat_copy(b, dst, src, bytes, stream, what, wait);
 }
 
 /* Between two simulated devices: each range is checked against its own device's heap, the
@@ -94,12 +100,7 @@ rs_status sim_copy_peer_async(rs_backend *dst_b, void *dst, rs_backend *src_b, c
                    rs_sim_is_device_ptr(dst) ? "source" : "destination", rs_sim_is_device_ptr(dst) ? src : dst);
   RS_TRY(sim_check_device_range(dst_b, dst, 0, (int64_t)bytes, "sim copy_peer_async (destination)"));
   RS_TRY(sim_check_device_range(src_b, src, 0, (int64_t)bytes, "sim copy_peer_async (source)"));
-  flat_copy *c = malloc(sizeof *c);
-  if (!c) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim copy_peer_async: out of host memory");
-  *c = (flat_copy){dst_b, rs_sim_translate(dst), rs_sim_translate(src), bytes};
-  rs_status st = sim_submit(dst_b, stream, "sim copy_peer_async", run_flat_copy, c, free, 0);
-  if (st != RS_OK) free(c);
-  return st;
+  return submit_flat_copy(dst_b, dst, src, bytes, stream, "sim copy_peer_async", 0);
 }
 
 typedef struct fill {
