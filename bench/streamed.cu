@@ -4,6 +4,8 @@
 // floor (copy in, N kernels, copy out, one after the other), in one process.
 //
 //   streamed [--repeat N] [--quick]      (--quick: 100 MB only)
+//   streamed --sweep [--repeat N]        chunks x streams, raw and resident side by side,
+//                                        10 kernels over 100 MB and 1 GiB pinned
 //
 // For 100 MB and 1 GiB, pinned and pageable host memory, 3 and 10 kernels: medians of
 // host wall time with a synchronize, in ms. Columns:
@@ -86,7 +88,7 @@ static double median(std::vector<double> v) {
 
 struct Raw {
   float *dev;
-  cudaStream_t st[4];
+  cudaStream_t st[8];
 };
 
 static void raw_serial(Raw &r, float *host, size_t n, int kernels) {
@@ -96,20 +98,19 @@ static void raw_serial(Raw &r, float *host, size_t n, int kernels) {
   CK(cudaStreamSynchronize(r.st[0]));
 }
 
-static void raw_chunked(Raw &r, float *host, size_t n, int kernels) {
-  const int chunks = 16;
+static void raw_chunked(Raw &r, float *host, size_t n, int kernels, int chunks = 16, int streams = 4) {
   size_t per = (n + chunks - 1) / chunks;
   per = (per + 3) / 4 * 4;  // keep every chunk 16-byte aligned
   for (int c = 0; c < chunks; c++) {
     size_t off = (size_t)c * per;
     if (off >= n) break;
     size_t len = std::min(per, n - off);
-    cudaStream_t s = r.st[c % 4];
+    cudaStream_t s = r.st[c % streams];
     CK(cudaMemcpyAsync(r.dev + off, host + off, len * 4, cudaMemcpyHostToDevice, s));
     for (int k = 0; k < kernels; k++) launch(r.dev + off, (long long)len, s);
     CK(cudaMemcpyAsync(host + off, r.dev + off, len * 4, cudaMemcpyDeviceToHost, s));
   }
-  for (int i = 0; i < 4; i++) CK(cudaStreamSynchronize(r.st[i]));
+  for (int i = 0; i < streams; i++) CK(cudaStreamSynchronize(r.st[i]));
 }
 
 // One stage alone on the device, event-timed (ms).
@@ -148,7 +149,8 @@ static void res_explicit(Res &r, rs_array *host, int kernels) {
   RK(rs_stream_synchronize(rs_stream_legacy(r.ctx)));
 }
 
-static rs_streamed_report res_streamed(Res &r, rs_array *host, int kernels, int given) {
+static rs_streamed_report res_streamed(Res &r, rs_array *host, int kernels, int given, int chunks = 16,
+                                       int streams = 4) {
   /* One chain per kernel count at a fixed address: the run remembers its chosen sizes per
    * step and user pointer, and 3 and 10 kernels want different ones. */
   static rs_pipe_chain chains[2];
@@ -157,8 +159,8 @@ static rs_streamed_report res_streamed(Res &r, rs_array *host, int kernels, int 
   rs_streamed_options o = RS_STREAMED_OPTIONS_AUTO;
   if (given) {
     int64_t rows = rs_array_shape(host)[0];
-    o.chunk_rows = (rows + 15) / 16;
-    o.streams = 4;
+    o.chunk_rows = (rows + chunks - 1) / chunks;
+    o.streams = streams;
   }
   rs_streamed_report rep;
   RK(rs_streamed_run(host, host, rs_pipe_chain_step, chain, &o, &rep));
@@ -193,13 +195,51 @@ static double timed(int repeat, F f) {
   return median(t);
 }
 
+// Chunk counts and stream counts side by side, raw and resident with the same schedule; the
+// report's wall and device span say how much of resident's time is the host's setup.
+static void sweep(Res &res, int repeat) {
+  const size_t sizes[2] = {100000000, (size_t)1 << 30};
+  const int chunk_set[] = {8, 12, 16, 24, 32, 48, 64, 96, 128};
+  const int stream_set[] = {2, 3, 4, 6, 8};
+  std::printf("%-8s %6s %7s %9s %9s %9s %9s %9s\n", "size", "chunks", "streams", "raw", "resident", "res/raw",
+              "res wall", "res span");
+  for (int si = 0; si < 2; si++) {
+    size_t n = sizes[si] / 4;
+    int64_t en = (int64_t)n;
+    rs_array *pinned = NULL;
+    RK(rs_pinned_array(&pinned, res.ctx, 1, &en, RS_FLOAT32, NULL, RS_ORDER_C, 0));
+    float *hp = (float *)rs_array_host_data(pinned);
+    fill(hp, n);
+    Raw raw;
+    CK(cudaMalloc(&raw.dev, sizes[si]));
+    for (int i = 0; i < 8; i++) CK(cudaStreamCreateWithFlags(&raw.st[i], cudaStreamNonBlocking));
+    double best_raw = 1e30, best_res = 1e30;
+    for (int chunks : chunk_set)
+      for (int streams : stream_set) {
+        if (streams > chunks) continue;
+        double rc = timed(repeat, [&] { raw_chunked(raw, hp, n, 10, chunks, streams); });
+        rs_streamed_report rep{};
+        double rr = timed(repeat, [&] { rep = res_streamed(res, pinned, 10, 1, chunks, streams); });
+        best_raw = std::min(best_raw, rc);
+        best_res = std::min(best_res, rr);
+        std::printf("%-8s %6d %7d %9.3f %9.3f %9.2f %9.3f %9.3f\n", si == 0 ? "100 MB" : "1 GiB", chunks, streams, rc,
+                    rr, rr / rc, rep.wall_ms, rep.span_ms);
+      }
+    std::printf("%-8s best raw %.3f ms, best resident %.3f ms\n", si == 0 ? "100 MB" : "1 GiB", best_raw, best_res);
+    for (int i = 0; i < 8; i++) CK(cudaStreamDestroy(raw.st[i]));
+    CK(cudaFree(raw.dev));
+    RK(rs_array_release(pinned));
+  }
+}
+
 int main(int argc, char **argv) {
-  int repeat = 7, quick = 0;
+  int repeat = 7, quick = 0, do_sweep = 0;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--quick")) quick = 1;
+    else if (!std::strcmp(argv[i], "--sweep")) do_sweep = 1;
     else {
-      std::fprintf(stderr, "usage: streamed [--repeat N] [--quick]\n");
+      std::fprintf(stderr, "usage: streamed [--repeat N] [--quick | --sweep]\n");
       return 2;
     }
   }
@@ -210,6 +250,12 @@ int main(int argc, char **argv) {
   RK(rs_context_get_props(res.ctx, &props));
   RK(rs_pipe_kernel_create(&res.pk, res.ctx, RS_FLOAT32));
   g_max_blocks = props.multiprocessors * (2048 / 256);
+  if (do_sweep) {
+    sweep(res, repeat);
+    RK(rs_pipe_kernel_destroy(&res.pk));
+    rs_context_destroy(res.ctx);
+    return 0;
+  }
   std::printf("streamed pipeline on %s: N kernels a = a*1.0001 + 1 over float32, median of %d (ms, host wall + sync)\n",
               props.name, repeat);
   std::printf("%-8s %-8s %2s %9s %9s %9s %9s %9s %9s %7s %7s %7s %s\n", "size", "host", "N", "raw ser", "raw 16x4",

@@ -11,6 +11,9 @@
 #   PHASE=stream issue 16 alone, in one call from a bare machine: builds what it needs, runs
 #                the streamed/staging/graph tests on the GPU, `resident pipeline --mode all`,
 #                bench/streamed, bench/pageable (default threads, then 2 and 4) and bench/launch
+#   PHASE=sweep  issue 16's tuning, from a bare machine: bench/streamed --sweep (chunks x
+#                streams, raw and resident), bench/streamed --quick, bench/pageable with the
+#                host's memcpy bound at 8 and 16 staging threads, bench/alloc
 # Logs under $OUT.
 set -u -o pipefail
 OUT=${OUT:-/tmp/out}
@@ -54,6 +57,25 @@ if [ "$PHASE" = python ]; then
     PYTHONPATH="$PWD/$B-python" python3 bench/python_overhead.py
   } > "$OUT/python.log" 2>&1
   tail -n 60 "$OUT/python.log"
+  exit 0
+fi
+
+if [ "$PHASE" = sweep ]; then
+  args=(-S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_CUDA_ARCHITECTURES=native
+    -DRESIDENT_BUILD_TESTS=OFF -DRESIDENT_BUILD_BENCH=ON)
+  [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+  cmake "${args[@]}" > "$OUT/configure-sweep.log" 2>&1 || { tail -n 30 "$OUT/configure-sweep.log"; exit 1; }
+  cmake --build "$B" -j "$(nproc)" --target bench_streamed bench_pageable bench_alloc > "$OUT/build-sweep.log" 2>&1 ||
+    { grep -E 'error' "$OUT/build-sweep.log" | head -n 30; exit 1; }
+  run() { echo "== $* =="; "$@"; echo; }
+  {
+    run "$B/bench/streamed" --sweep --repeat 5
+    run "$B/bench/streamed" --repeat 7 --quick
+    RESIDENT_STAGING_THREADS=8 run "$B/bench/pageable" --repeat 7 --max 1024
+    RESIDENT_STAGING_THREADS=16 run "$B/bench/pageable" --repeat 7 --max 1024
+    run "$B/bench/alloc"
+  } > "$OUT/sweep.log" 2>&1
+  cat "$OUT/sweep.log"
   exit 0
 fi
 

@@ -96,11 +96,17 @@ static rs_status rs_layout_for_new(int64_t *strides_out, size_t *bytes, rs_conte
 rs_status rs_array_alloc(rs_array **out, rs_context *ctx, rs_mem_kind kind, unsigned flags,
                          int ndim, const int64_t *shape, rs_dtype dtype, const int64_t *strides,
                          rs_order order, const char *who) {
+  return rs_array_alloc_on(out, ctx, kind, flags, NULL, ndim, shape, dtype, strides, order, who);
+}
+
+rs_status rs_array_alloc_on(rs_array **out, rs_context *ctx, rs_mem_kind kind, unsigned flags,
+                            void *stream, int ndim, const int64_t *shape, rs_dtype dtype,
+                            const int64_t *strides, rs_order order, const char *who) {
   int64_t st_bytes[RS_MAX_DIMS];
   size_t bytes = 0;
   RS_TRY(rs_layout_for_new(st_bytes, &bytes, ctx, out, ndim, shape, dtype, strides, order, who));
   rs_buffer *buf = NULL;
-  rs_status st = rs_buffer_alloc(&buf, ctx, kind, bytes, flags);
+  rs_status st = rs_buffer_alloc_on(&buf, ctx, kind, bytes, flags, stream);
   if (st != RS_OK) {
     char s[512];
     return rs_fail_prefix(st, "%s %s %s: ", who, rs_dtype_name(dtype),

@@ -34,14 +34,15 @@ static void rs_buffer_account(rs_buffer *buf, int sign) {
     atomic_fetch_add(&ctx->host_bytes, sign * (int64_t)buf->bytes);
 }
 
-static rs_status rs_kind_alloc(rs_context *ctx, rs_buffer *buf, unsigned flags) {
+static rs_status rs_kind_alloc(rs_context *ctx, rs_buffer *buf, unsigned flags, void *stream) {
   const rs_backend_vtable *vt = ctx->vt;
   size_t bytes = buf->bytes;
   switch (buf->kind) {
     case RS_MEM_DEVICE:
-      /* Arrays are allocated for the default stream; uses on other streams are noted
-       * by the copy and launch paths (rs_memory_note_use). */
-      RS_TRY(rs_device_malloc_tracked(ctx, bytes, NULL, &buf->ptr, &buf->mem));
+      /* Arrays are allocated for one stream (the default one unless the caller knows
+       * better); uses on other streams are noted by the copy and launch paths
+       * (rs_memory_note_use), an event recorded per use. */
+      RS_TRY(rs_device_malloc_tracked(ctx, bytes, stream, &buf->ptr, &buf->mem));
       buf->device_alias = buf->ptr;
       return RS_OK;
     case RS_MEM_HOST: {
@@ -100,6 +101,11 @@ static rs_status rs_kind_free(rs_buffer *buf) {
 
 rs_status rs_buffer_alloc(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, size_t bytes,
                           unsigned flags) {
+  return rs_buffer_alloc_on(out, ctx, kind, bytes, flags, NULL);
+}
+
+rs_status rs_buffer_alloc_on(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, size_t bytes,
+                             unsigned flags, void *stream) {
   rs_buffer *buf = calloc(1, sizeof *buf);
   if (!buf) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "out of host memory for a buffer");
   atomic_store(&buf->refs, 1);
@@ -108,7 +114,7 @@ rs_status rs_buffer_alloc(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, si
   buf->bytes = bytes;
   buf->owned = 1;
   if (bytes > 0) {
-    rs_status st = rs_kind_alloc(ctx, buf, flags);
+    rs_status st = rs_kind_alloc(ctx, buf, flags, stream);
     if (st != RS_OK) {
       free(buf);
       return st;

@@ -31,6 +31,10 @@ struct rs_buffer {
 
 rs_status rs_buffer_alloc(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, size_t bytes,
                           unsigned flags);
+/* The same, a device buffer allocated for the native stream `stream` (NULL: the default
+ * stream): work on that stream uses it with no event recorded per use. */
+rs_status rs_buffer_alloc_on(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, size_t bytes,
+                             unsigned flags, void *stream);
 rs_status rs_buffer_wrap(rs_buffer **out, rs_context *ctx, rs_mem_kind kind, void *ptr,
                          size_t bytes, rs_release_fn release, void *user_data);
 void rs_buffer_retain(rs_buffer *buf);
@@ -52,6 +56,10 @@ rs_status rs_array_new_typed_view(rs_array **out, const rs_array *base, rs_dtype
 rs_status rs_array_alloc(rs_array **out, rs_context *ctx, rs_mem_kind kind, unsigned flags,
                          int ndim, const int64_t *shape, rs_dtype dtype, const int64_t *strides,
                          rs_order order, const char *who);
+/* The same for a native stream that will use the array (rs_buffer_alloc_on). */
+rs_status rs_array_alloc_on(rs_array **out, rs_context *ctx, rs_mem_kind kind, unsigned flags,
+                            void *stream, int ndim, const int64_t *shape, rs_dtype dtype,
+                            const int64_t *strides, rs_order order, const char *who);
 
 /* A fresh array of a kind with like's shape and dtype (its order when like is
  * contiguous, else C); like is checked first (who names the caller in messages). */

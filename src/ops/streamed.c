@@ -24,12 +24,16 @@ static rs_status rows_view(rs_array **out, const rs_array *a, int64_t first, int
 
 static int is_pageable(const rs_array *a) { return rs_buffer_effective_kind(a->buf) == RS_MEM_HOST; }
 
-/* A fresh array of kind with a's row shape and `rows` rows. */
-static rs_status rows_alloc(rs_array **out, const rs_array *a, rs_mem_kind kind, int64_t rows) {
+/* A fresh array of kind with a's row shape and `rows` rows, for the slot's stream: device
+ * memory allocated for the stream that uses it needs no event per copy or launch (a
+ * dozen event records a chunk with ten kernels). */
+static rs_status rows_alloc(rs_array **out, const rs_array *a, rs_mem_kind kind, int64_t rows, rs_stream *stream) {
   int64_t shape[RS_MAX_DIMS];
   memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
   shape[0] = rows;
-  return rs_array_alloc(out, a->ctx, kind, 0, a->ndim, shape, a->dtype, NULL, RS_ORDER_C, who);
+  void *native = NULL;
+  if (kind == RS_MEM_DEVICE) RS_TRY(rs_stream_resolve(a->ctx, stream, &native, who));
+  return rs_array_alloc_on(out, a->ctx, kind, 0, native, a->ndim, shape, a->dtype, NULL, RS_ORDER_C, who);
 }
 
 static void slot_free_buffers(rs_streamed_slot *s) {
@@ -56,13 +60,13 @@ rs_status rs_streamed_slot_ensure(rs_streamed_run_state *r, rs_streamed_slot *s,
   }
   if (s->cap_rows >= rows) return RS_OK;
   slot_free_buffers(s);
-  RS_TRY(rows_alloc(&s->dev_in, r->src, RS_MEM_DEVICE, rows));
+  RS_TRY(rows_alloc(&s->dev_in, r->src, RS_MEM_DEVICE, rows, s->stream));
   if (r->in_place)
     s->dev_out = s->dev_in;
   else
-    RS_TRY(rows_alloc(&s->dev_out, r->dst, RS_MEM_DEVICE, rows));
-  if (is_pageable(r->src)) RS_TRY(rows_alloc(&s->stage_in, r->src, RS_MEM_PINNED, rows));
-  if (is_pageable(r->dst)) RS_TRY(rows_alloc(&s->stage_out, r->dst, RS_MEM_PINNED, rows));
+    RS_TRY(rows_alloc(&s->dev_out, r->dst, RS_MEM_DEVICE, rows, s->stream));
+  if (is_pageable(r->src)) RS_TRY(rows_alloc(&s->stage_in, r->src, RS_MEM_PINNED, rows, s->stream));
+  if (is_pageable(r->dst)) RS_TRY(rows_alloc(&s->stage_out, r->dst, RS_MEM_PINNED, rows, s->stream));
   s->cap_rows = rows;
   return RS_OK;
 }
