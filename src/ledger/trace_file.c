@@ -49,8 +49,8 @@ static void flush_chunk(rs_trace_file *f) {
   if (err) {
     f->failed = err;
     if (f->seekable && tail && f->good > 0) {
-      (void)write_at(f, f->tail, tail, f->good);
-      (void)ftruncate(f->fd, f->good + (off_t)tail);
+      /* Best effort to leave a well-formed file behind; the first error is the one reported. */
+      if (write_at(f, f->tail, tail, f->good) == 0 && ftruncate(f->fd, f->good + (off_t)tail) != 0) f->good = 0;
     }
   } else {
     f->good += (off_t)f->len;
@@ -86,8 +86,8 @@ rs_status rs_trace_file_close(rs_trace_file *f, const char *close_text, const ch
     int err = write_at(f, close_text, strlen(close_text), f->good);
     if (err)
       f->failed = err;
-    else if (f->seekable)
-      (void)ftruncate(f->fd, f->good + (off_t)strlen(close_text));
+    else if (f->seekable && ftruncate(f->fd, f->good + (off_t)strlen(close_text)) != 0)
+      f->failed = errno;
   }
   if (close(f->fd) != 0 && !f->failed) f->failed = errno;
   f->fd = -1;
