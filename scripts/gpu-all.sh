@@ -69,10 +69,11 @@ if [ "$PHASE" = sweep ]; then
     { grep -E 'error' "$OUT/build-sweep.log" | head -n 30; exit 1; }
   run() { echo "== $* =="; "$@"; echo; }
   {
-    run "$B/bench/streamed" --sweep --repeat 5
-    run "$B/bench/streamed" --repeat 7 --quick
-    RESIDENT_STAGING_THREADS=8 run "$B/bench/pageable" --repeat 7 --max 1024
-    RESIDENT_STAGING_THREADS=16 run "$B/bench/pageable" --repeat 7 --max 1024
+    [ "${SWEEP:-1}" = 1 ] && run "$B/bench/streamed" --sweep --repeat 5
+    run "$B/bench/streamed" --repeat 7 ${STREAMED_ARGS:-}
+    echo "RESIDENT_LEDGER_TIMING=off:"
+    RESIDENT_LEDGER_TIMING=off run "$B/bench/streamed" --repeat 7 --quick
+    run "$B/bench/pageable" --repeat 7 --max 1024
     run "$B/bench/alloc"
   } > "$OUT/sweep.log" 2>&1
   cat "$OUT/sweep.log"

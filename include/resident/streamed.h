@@ -12,7 +12,7 @@
  *     return RS_OK;
  *   }
  *   rs_streamed_report rep;
- *   rs_streamed_run(host, host, step, NULL, NULL, &rep);   // 16 chunks, 4 streams, say
+ *   rs_streamed_run(host, host, step, NULL, NULL, &rep);   // 16 chunks, 3 streams, say
  *
  * Chunks are ranges of rows (axis 0) of src and dst, which must be C-contiguous host
  * arrays (pageable or pinned; mapped counts as pinned) of one context with the same
@@ -112,8 +112,9 @@ typedef struct rs_streamed_report {
  * chunk, run alone as a probe of 1/64 of the rows (at least 1 row): its copy and step
  * times, measured with events, and the host time to queue it give the chunk count that
  * balances the pipeline's fill and drain (one chunk's stages) against the per-chunk
- * cost; 4 streams (3 stages in flight plus one being queued), fewer if there are fewer
- * chunks. The choice is remembered (process-wide, 16 plans): a later run of the same step
+ * cost (about 20 us a chunk on an H200); 3 streams (one chunk copying in, one computing,
+ * one copying out: on the H200 3 beat 2, 4, 6 and 8 at every chunk count), fewer if there
+ * are fewer chunks. The choice is remembered (process-wide, 16 plans): a later run of the same step
  * and user data over the same shapes and memory kinds reuses it without a probe (the
  * user pointer is part of the key: user data at one address that stands for different
  * work - a struct on the stack, refilled - should come with explicit options). report may be NULL; it is filled on failure too (failed_chunk, rows_done).

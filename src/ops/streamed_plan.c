@@ -8,11 +8,15 @@
 #include "ledger/ledger_hooks.h"
 #include "ops/streamed_internal.h"
 
-/* What a copy or a launch costs on the device beyond its bytes (a gap between
- * back-to-back operations; a few microseconds on an H200). */
-#define RS_STREAMED_GAP_MS 0.008
+/* What one more chunk costs the pipeline beyond its bytes: the gaps between back-to-back
+ * copies and launches and the events between them. Fitted to bench/streamed --sweep on
+ * the H200 (2026-12-01): the best chunk counts (12-16 for 100 MB, 48-64 for 1 GiB, the
+ * raw CUDA version's too) are those where (fill + drain) / n and n x 20 us balance. */
+#define RS_STREAMED_GAP_MS 0.02
 #define RS_STREAMED_MAX_CHUNKS 1024
-#define RS_STREAMED_STREAMS 4
+/* Three streams: in the same sweep 3 beat 2, 4, 6 and 8 at every chunk count from 12 up,
+ * raw and resident alike (one chunk copying in, one computing, one copying out). */
+#define RS_STREAMED_STREAMS 3
 
 static double elapsed(rs_event *a, rs_event *b) {
   float ms = 0;

@@ -16,6 +16,11 @@
  * 2026-12-01) staging gave 5-11 GB/s at 1-4 MiB where the driver gave 8-11, the same at
  * 8 MiB, and more from 16 MiB up. */
 #define RS_STAGING_MIN_BYTES ((size_t)8 << 20)
+/* A host copy alone (a streamed run's chunk into its pinned buffer) is worth the crew from
+ * 1 MiB: one thread copies 10-11 GB/s on the H200's host, 8 together 35-40
+ * (bench/pageable's memcpy line). Tying it to the threshold above (a DMA question)
+ * made 100 MB streamed in 16 chunks of 6 MB copy on one thread, 4x slower. */
+#define RS_STAGING_HOST_COPY_MIN_BYTES ((size_t)1 << 20)
 
 void rs_staging_init(rs_context *ctx) {
   rs_staging *s = ctx->staging;
@@ -202,7 +207,7 @@ static void rs_host_lane(int lane, void *arg) {
 void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes) {
   rs_staging *s = ctx->staging;
   pthread_mutex_lock(&s->lock);
-  if (bytes >= RS_STAGING_MIN_BYTES && rs_staging_threads(s) == RS_OK) {
+  if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK) {
     rs_host_job h = {dst, src, bytes, s->lanes};
     rs_crew_run(&s->crew, rs_host_lane, &h);
   } else {
