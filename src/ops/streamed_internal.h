@@ -17,6 +17,7 @@ typedef struct rs_streamed_slot {
   int64_t last;             /* the last chunk queued on the slot, or -1 */
   int64_t pending;          /* chunk whose results wait in stage_out, or -1 */
   int64_t pending_first, pending_rows;
+  rs_event *end;            /* recorded when the slot is drained: the run's span ends there */
 } rs_streamed_slot;
 
 typedef struct rs_streamed_run_state {
