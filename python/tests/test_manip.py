@@ -78,6 +78,8 @@ def test_creation(a3, where):
             check(got, want)
     f = arr(np.ones(3, np.float32), where)
     assert f.astype(rs.float32, copy=False) is f
+    assert rs.astype(f, rs.float32, copy=False) is f
+    assert rs.astype(f, rs.float32) is not f
 
 
 @pytest.mark.parametrize("where", PLACES)
