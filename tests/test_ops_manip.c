@@ -20,6 +20,18 @@
     }                                                       \
   } while (0)
 
+/* The same into a new float64 dst of the given shape at each side's placement (d_). */
+#define RUN_INTO(c, nd, shp, call)                                                           \
+  do {                                                                                      \
+    for (int side_ = 0; side_ < 2; side_++) {                                               \
+      rs_array *d_ = NULL;                                                                  \
+      rs_status s_ = rs_zeros(&d_, ctx, side_ ? RS_MEM_HOST : RS_MEM_DEVICE, nd, shp, RS_FLOAT64, NULL); \
+      if (s_ == RS_OK) s_ = (call);                                                         \
+      if (side_) (c)->host = d_, (c)->shost = s_;                                           \
+      else (c)->dev = d_, (c)->sdev = s_;                                                   \
+    }                                                                                       \
+  } while (0)
+
 static void test_copies(rs_context *ctx) {
   ew_suite *s = suite_new();
   const rs_dtype ds[] = {RS_BOOL, RS_INT8, RS_INT32, RS_UINT16, RS_FLOAT16, RS_FLOAT32, RS_FLOAT64, RS_COMPLEX128};
@@ -110,6 +122,41 @@ static void test_copies(rs_context *ctx) {
   RUN(c, rs_stack(o_, 2, (const rs_array *[]){ON(i8), ON(f32)}, 0, NULL));
   c->np = tl_np_expr(&s->np, "np.stack([a%d, a%d])", i8.np, f32.np);
   free_pair(&i8), free_pair(&f32);
+  /* the _into forms, into float64 arrays (a same_kind cast) */
+  pair m;
+  CHECK_OK(make_pair(&m, s, ctx, RS_INT16, 2, (const int64_t[]){3, 4}, 9, 0));
+  c = suite_add(s, "stack_into");
+  RUN_INTO(c, 3, ((const int64_t[]){3, 2, 4}), rs_stack_into(d_, 2, (const rs_array *[]){ON(m), ON(m)}, 1, NULL));
+  c->np = tl_np_expr(&s->np, "np.stack([a%d, a%d], axis=1).astype(np.float64)", m.np, m.np);
+  c = suite_add(s, "concat_into");
+  RUN_INTO(c, 2, ((const int64_t[]){3, 8}), rs_concat_into(d_, 2, (const rs_array *[]){ON(m), ON(m)}, 1, NULL));
+  c->np = tl_np_expr(&s->np, "np.concat([a%d, a%d], axis=1).astype(np.float64)", m.np, m.np);
+  c = suite_add(s, "flip_into");
+  RUN_INTO(c, 2, ((const int64_t[]){3, 4}), rs_flip_into(d_, ON(m), 1, (const int[]){1}, NULL));
+  c->np = tl_np_expr(&s->np, "np.flip(a%d, 1).astype(np.float64)", m.np);
+  c = suite_add(s, "roll_into");
+  RUN_INTO(c, 2, ((const int64_t[]){3, 4}), rs_roll_into(d_, ON(m), 1, (const int64_t[]){5}, NULL, NULL));
+  c->np = tl_np_expr(&s->np, "np.roll(a%d, 5).astype(np.float64)", m.np);
+  c = suite_add(s, "repeat_into");
+  RUN_INTO(c, 2, ((const int64_t[]){6, 4}), rs_repeat_into(d_, ON(m), 3, (const int64_t[]){2, 1, 3}, 0, NULL));
+  c->np = tl_np_expr(&s->np, "np.repeat(a%d, [2, 1, 3], axis=0).astype(np.float64)", m.np);
+  c = suite_add(s, "tile_into");
+  RUN_INTO(c, 2, ((const int64_t[]){6, 8}), rs_tile_into(d_, ON(m), 2, (const int64_t[]){2, 2}, NULL));
+  c->np = tl_np_expr(&s->np, "np.tile(a%d, (2, 2)).astype(np.float64)", m.np);
+  c = suite_add(s, "tril_into");
+  RUN_INTO(c, 2, ((const int64_t[]){3, 4}), rs_tril_into(d_, ON(m), 1, NULL));
+  c->np = tl_np_expr(&s->np, "np.tril(a%d, 1).astype(np.float64)", m.np);
+  c = suite_add(s, "triu_into");
+  RUN_INTO(c, 2, ((const int64_t[]){3, 4}), rs_triu_into(d_, ON(m), -1, NULL));
+  c->np = tl_np_expr(&s->np, "np.triu(a%d, -1).astype(np.float64)", m.np);
+  pair v1;
+  CHECK_OK(make_pair(&v1, s, ctx, RS_INT16, 1, (const int64_t[]){4}, 10, 0));
+  c = suite_add(s, "meshgrid_into of one array");
+  RUN_INTO(c, 1, ((const int64_t[]){4}),
+           rs_meshgrid_into((rs_array *const[]){d_}, 1, (const rs_array *[]){ON(v1)}, RS_MESHGRID_XY, NULL));
+  c->np = tl_np_expr(&s->np, "np.meshgrid(a%d)[0].astype(np.float64)", v1.np);
+  free_pair(&v1);
+  free_pair(&m);
   int bad = suite_check(s, ctx);
   suite_free(s);
   CHECK(bad == 0);
