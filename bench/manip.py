@@ -82,7 +82,10 @@ def main():
     except ImportError:
         print("note: CuPy is not installed - resident's figures only")
     copy_gbs = mine["copy (reference)"][0] / mine["copy (reference)"][1] / 1e9
-    print(f"| workload | resident GB/s | % of resident copy | CuPy GB/s | resident / CuPy | target >= 90% |")
+    if "copy (reference)" in theirs:  # the faster of the two copies is the reference
+        copy_gbs = max(copy_gbs, theirs["copy (reference)"][0] / theirs["copy (reference)"][1] / 1e9)
+    print(f"copy bandwidth (reference, the faster of resident's and CuPy's copy): {copy_gbs:.0f} GB/s")
+    print(f"| workload | resident GB/s | % of copy | CuPy GB/s | resident / CuPy | target >= 90% |")
     print("|---|---|---|---|---|---|")
     worst = 1e9
     for name, (nb, t) in mine.items():
