@@ -204,6 +204,9 @@ static void test_edges(rs_context *ctx) {
   c = suite_add(s, "tile 0-d");
   RUN(c, rs_tile(o_, ON(sc), 1, (const int64_t[]){3}, NULL));
   c->np = tl_np_expr(&s->np, "np.tile(a%d, 3)", sc.np);
+  c = suite_add(s, "stack of empty 1-d arrays");
+  RUN(c, rs_stack(o_, 2, (const rs_array *[]){ON(zero1), ON(zero1)}, 1, NULL));
+  c->np = tl_np_expr(&s->np, "np.stack([a%d, a%d], axis=1)", zero1.np, zero1.np);
   c = suite_add(s, "tril empty");
   RUN(c, rs_tril(o_, ON(em), 0, NULL));
   c->np = tl_np_expr(&s->np, "np.tril(a%d)", em.np);
