@@ -66,12 +66,13 @@ RS_API rs_status rs_array_moveaxis(rs_array **out, const rs_array *a, int naxes,
 RS_API rs_status rs_array_broadcast_to(rs_array **out, const rs_array *a, int ndim, const int64_t *shape);
 
 /* The n arrays broadcast against each other: outs[i] is a view of arrays[i] with the
- * common shape (read only by convention). On failure no outs[i] is set. */
+ * common shape (read only by convention), one reference each (release every one). On
+ * failure no outs[i] is set. */
 RS_API rs_status rs_array_broadcast_arrays(rs_array **outs, int n, const rs_array *const *arrays);
 
 /* Split a along axis into its shape[axis] slices, each without that axis: outs must have
- * room for nouts == shape[axis] views (RS_ERR_SHAPE when nouts differs). 0-d a:
- * RS_ERR_AXIS. */
+ * room for nouts == shape[axis] views (RS_ERR_SHAPE when nouts differs), one reference
+ * each. 0-d a: RS_ERR_AXIS. */
 RS_API rs_status rs_array_unstack(rs_array **outs, int64_t nouts, const rs_array *a, int axis);
 
 /* ---- copies ------------------------------------------------------------------------ */
@@ -103,7 +104,8 @@ RS_API rs_status rs_roll_into(rs_array *dst, const rs_array *a, int nshifts, con
 /* Repeat each element along axis: repeats[0] times each when nrepeats is 1, else
  * repeats[i] times element i (nrepeats must be the axis's length, RS_ERR_SHAPE). Counts
  * are host values >= 0. axis RS_ALL_AXES repeats the flattened array (a 1-d result). Each
- * run of equal counts is one copy, so a scalar count is one copy whatever the size. */
+ * run of equal counts is one copy, so a scalar count is one copy whatever the size - and
+ * per-element counts that all differ cost one copy (one launch on the GPU) per element. */
 RS_API rs_status rs_repeat(rs_array **out, const rs_array *a, int64_t nrepeats, const int64_t *repeats, int axis,
                            rs_stream *stream);
 RS_API rs_status rs_repeat_into(rs_array *dst, const rs_array *a, int64_t nrepeats, const int64_t *repeats,
@@ -121,7 +123,8 @@ RS_API rs_status rs_tile_into(rs_array *dst, const rs_array *a, int nreps, const
 typedef enum rs_meshgrid_indexing { RS_MESHGRID_XY = 0, RS_MESHGRID_IJ = 1 } rs_meshgrid_indexing;
 
 /* From n >= 1 one-dimensional arrays, n coordinate arrays: outs[i] holds arrays[i]'s
- * values along its axis and keeps its dtype. Each is a new array (NumPy's copy=True). On
+ * values along its axis and keeps its dtype. Each is a new array (NumPy's copy=True; one
+ * reference each). On
  * failure no outs[i] is set (new) or some dsts may be written (_into: every dst is checked
  * first, so only a failure of the device itself leaves them half written). */
 RS_API rs_status rs_meshgrid(rs_array **outs, int n, const rs_array *const *arrays, rs_meshgrid_indexing indexing,
