@@ -71,8 +71,8 @@ if [ "$PHASE" = manip ]; then
   {
     echo "== ctest (cuda): manip, elementwise, types, bad input =="
     ctest --test-dir "$B" -L cuda -R 'test_(ops_manip|ops_elementwise|ops_types|bad_input_all)' --output-on-failure --timeout 400
-    echo "== pytest test_manip.py, cuda backend =="
-    WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh -k manip -rs
+    echo "== pytest test_manip.py and the ufunc tests, cuda backend =="
+    WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh -k 'manip or ufunc' -rs
     echo "== bench/manip.py =="
     PYTHONPATH="$PWD/$B-python" python3 bench/manip.py --mb 512 --repeat 20
   } > "$OUT/manip.log" 2>&1
