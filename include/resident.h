@@ -48,6 +48,13 @@
  *     sort, random numbers, matmul/SVD/solve - run where their data is: device arrays on
  *     the device, host arrays on the host (C loops, NumPy's role). Results stay there;
  *     every op returns a new array or, in its `_into` form, writes into an existing one.
+ *   - Manipulation and more creation to the array API standard (resident/manip.h): views
+ *     (rs_array_expand_dims_axes, rs_array_squeeze_axes, rs_array_permute_dims,
+ *     rs_array_moveaxis, rs_array_broadcast_to, rs_array_broadcast_arrays,
+ *     rs_array_unstack) and copies with `_into` forms (rs_concat, rs_stack, rs_flip,
+ *     rs_roll, rs_repeat, rs_tile, rs_meshgrid, rs_tril, rs_triu), and rs_astype_copy
+ *     (astype's copy=False). The elementwise list (ops.h) has the standard's
+ *     bitwise_left_shift, bitwise_right_shift, logaddexp, nextafter, signbit and round.
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
@@ -201,5 +208,6 @@
 #include "resident/streamed.h"
 #include "resident/graph.h"
 #include "resident/trace.h"
+#include "resident/manip.h"
 
 #endif

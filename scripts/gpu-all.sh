@@ -8,6 +8,8 @@
 #   PHASE=python the Python package on the build of PHASE=check: its pytest suite on the CUDA
 #                backend (interop with CuPy, PyTorch and Numba included) and on the simulator,
 #                then bench/python_overhead.py (y = x * 5 beside CuPy)
+#   PHASE=manip  issue 18's manipulation part alone (builds what it needs): its GPU tests, its
+#                pytest file and bench/manip.py (concat/flip/roll/tile GB/s beside copy and CuPy)
 #   PHASE=stream issue 16 alone, in one call from a bare machine: builds what it needs, runs
 #                the streamed/staging/graph tests on the GPU, `resident pipeline --mode all`,
 #                bench/streamed, bench/pageable (default threads, then 2 and 4) and bench/launch
@@ -77,6 +79,27 @@ if [ "$PHASE" = sweep ]; then
     run "$B/bench/alloc"
   } > "$OUT/sweep.log" 2>&1
   cat "$OUT/sweep.log"
+  exit 0
+fi
+
+if [ "$PHASE" = manip ]; then
+  # issue 18, manipulation part, in one call from a bare machine (or after PHASE=check): the
+  # manip/elementwise/type tests on the GPU, the Python tests of manip, bench/manip.py.
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    args=(-S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_CUDA_ARCHITECTURES=native -DRESIDENT_BUILD_BENCH=OFF)
+    [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+    cmake "${args[@]}" > "$OUT/configure-manip.log" 2>&1 || { tail -n 30 "$OUT/configure-manip.log"; exit 1; }
+  fi
+  cmake --build "$B" -j "$(nproc)" > "$OUT/build-manip.log" 2>&1 || { grep -E 'error' "$OUT/build-manip.log" | head -n 30; exit 1; }
+  {
+    echo "== ctest (cuda): manip, elementwise, types, bad input =="
+    ctest --test-dir "$B" -L cuda -R 'test_(ops_manip|ops_elementwise|ops_types|bad_input_all)' --output-on-failure --timeout 400
+    echo "== pytest test_manip.py and the ufunc tests, cuda backend =="
+    WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh -k 'manip or ufunc' -rs
+    echo "== bench/manip.py =="
+    PYTHONPATH="$PWD/$B-python" python3 bench/manip.py --mb 512 --repeat 20
+  } > "$OUT/manip.log" 2>&1
+  tail -n 60 "$OUT/manip.log"
   exit 0
 fi
 

@@ -1280,6 +1280,98 @@ static void case_items_compare(fx *f) {
   BAD(rs_array_equal(f->d, f->fd, &r, NULL));
 }
 
+/* manip (issue 18): resident/manip.h. f->d is a device float32 3x3, f->row a (4). */
+static void case_manip(fx *f) {
+  const rs_array *two[2] = {f->d, f->d}, *mixed[2] = {f->d, f->row}, *foreign[2] = {f->d, f->fd};
+  const rs_array *dead[2] = {f->d, f->dead}, *withnull[2] = {f->d, NULL};
+  const int ax0[1] = {0}, ax00[2] = {0, 0}, ax9[1] = {9};
+  const int64_t one[1] = {1}, neg[1] = {-1}, sh33[2] = {3, 3};
+  rs_array *outs[4] = {0};
+  BAD(rs_array_expand_dims_axes(NULL, f->d, 1, ax0));
+  BAD(rs_array_expand_dims_axes(&o, f->dead, 1, ax0));
+  BAD(rs_array_expand_dims_axes(&o, f->d, 2, ax00));
+  BAD(rs_array_expand_dims_axes(&o, f->d, 1, NULL));
+  BAD(rs_array_squeeze_axes(NULL, f->d, 0, NULL));
+  BAD(rs_array_squeeze_axes(&o, f->dead, 0, NULL));
+  BAD(rs_array_squeeze_axes(&o, f->d, 1, ax0)); /* length 3 */
+  BAD(rs_array_permute_dims(&o, f->d, NULL));
+  BAD(rs_array_permute_dims(&o, f->d, ax00));
+  BAD(rs_array_moveaxis(NULL, f->d, 1, ax0, ax0));
+  BAD(rs_array_moveaxis(&o, f->d, 1, ax9, ax0));
+  BAD(rs_array_moveaxis(&o, f->d, 2, ax00, ax00));
+  BAD(rs_array_broadcast_to(NULL, f->d, 2, sh33));
+  BAD(rs_array_broadcast_to(&o, f->row, 2, sh33));
+  BAD(rs_array_broadcast_to(&o, f->d, 2, NULL));
+  BAD(rs_array_broadcast_to(&o, f->d, -1, sh33));
+  BAD(rs_array_broadcast_arrays(NULL, 2, two));
+  BAD(rs_array_broadcast_arrays(outs, 2, mixed));
+  BAD(rs_array_broadcast_arrays(outs, 2, foreign));
+  BAD(rs_array_broadcast_arrays(outs, 0, two));
+  BAD(rs_array_unstack(NULL, 3, f->d, 0));
+  BAD(rs_array_unstack(outs, 2, f->d, 0));
+  BAD(rs_array_unstack(outs, 3, f->dead, 0));
+  BAD(rs_concat(NULL, 2, two, 0, NULL));
+  BAD(rs_concat(&o, 2, mixed, 0, NULL));
+  BAD(rs_concat(&o, 2, foreign, 0, NULL));
+  BAD(rs_concat(&o, 2, dead, 0, NULL));
+  BAD(rs_concat(&o, 2, withnull, 0, NULL));
+  BAD(rs_concat(&o, 2, two, 2, NULL));
+  BAD(rs_concat(&o, 2, two, 0, f->fs));
+  BAD(rs_concat_into(NULL, 2, two, 0, NULL));
+  BAD(rs_concat_into(f->d, 2, two, 0, NULL)); /* (6, 3) does not fit (3, 3) */
+  BAD(rs_stack(NULL, 2, two, 0, NULL));
+  BAD(rs_stack(&o, 2, mixed, 0, NULL));
+  BAD(rs_stack(&o, 2, two, 3, NULL));
+  BAD(rs_stack_into(NULL, 2, two, 0, NULL));
+  BAD(rs_stack_into(f->d, 2, two, 0, NULL));
+  BAD(rs_flip(NULL, f->d, 0, NULL, NULL));
+  BAD(rs_flip(&o, f->dead, 0, NULL, NULL));
+  BAD(rs_flip(&o, f->d, 2, ax00, NULL));
+  BAD(rs_flip_into(NULL, f->d, 0, NULL, NULL));
+  BAD(rs_flip_into(f->row, f->d, 0, NULL, NULL));
+  BAD(rs_flip_into(f->fd, f->d, 0, NULL, NULL));
+  BAD(rs_roll(NULL, f->d, 1, one, NULL, NULL));
+  BAD(rs_roll(&o, f->d, 1, NULL, ax0, NULL));
+  BAD(rs_roll(&o, f->d, 1, one, ax9, NULL));
+  BAD(rs_roll(&o, f->d, 2, sh33, NULL, NULL));
+  BAD(rs_roll_into(NULL, f->d, 1, one, NULL, NULL));
+  BAD(rs_roll_into(f->i64, f->d, 1, one, NULL, NULL)); /* float32 does not cast to int64 */
+  BAD(rs_repeat(NULL, f->d, 1, one, 0, NULL));
+  BAD(rs_repeat(&o, f->d, 1, neg, 0, NULL));
+  BAD(rs_repeat(&o, f->d, 1, NULL, 0, NULL));
+  BAD(rs_repeat(&o, f->d, 2, sh33, 0, NULL));
+  BAD(rs_repeat(&o, f->d, 1, one, 5, NULL));
+  BAD(rs_repeat_into(NULL, f->d, 1, one, 0, NULL));
+  BAD(rs_repeat_into(f->row, f->d, 1, one, 0, NULL));
+  BAD(rs_tile(NULL, f->d, 1, one, NULL));
+  BAD(rs_tile(&o, f->d, 1, neg, NULL));
+  BAD(rs_tile(&o, f->d, 1, NULL, NULL));
+  BAD(rs_tile(&o, f->dead, 1, one, NULL));
+  BAD(rs_tile_into(NULL, f->d, 1, one, NULL));
+  BAD(rs_tile_into(f->row, f->d, 1, one, NULL));
+  BAD(rs_meshgrid(NULL, 2, two, RS_MESHGRID_XY, NULL));
+  BAD(rs_meshgrid(outs, 2, two, RS_MESHGRID_XY, NULL)); /* not 1-d */
+  BAD(rs_meshgrid(outs, 1, (const rs_array *const *)&f->row, (rs_meshgrid_indexing)7, NULL));
+  BAD(rs_meshgrid(outs, 0, two, RS_MESHGRID_IJ, NULL));
+  BAD(rs_meshgrid_into(NULL, 1, (const rs_array *const *)&f->row, RS_MESHGRID_IJ, NULL));
+  BAD(rs_meshgrid_into(outs, 1, (const rs_array *const *)&f->row, RS_MESHGRID_IJ, NULL)); /* dsts[0] NULL */
+  BAD(rs_meshgrid_into(&f->d, 1, (const rs_array *const *)&f->row, RS_MESHGRID_IJ, NULL)); /* (3, 3) not (4) */
+  BAD(rs_tril(NULL, f->d, 0, NULL));
+  BAD(rs_tril(&o, f->row, 0, NULL));
+  BAD(rs_tril(&o, f->dead, 0, NULL));
+  BAD(rs_tril_into(NULL, f->d, 0, NULL));
+  BAD(rs_tril_into(f->row, f->d, 0, NULL));
+  BAD(rs_triu(NULL, f->d, 0, NULL));
+  BAD(rs_triu(&o, f->row, 0, NULL));
+  BAD(rs_triu_into(NULL, f->d, 0, NULL));
+  BAD(rs_triu_into(f->fd, f->d, 0, NULL));
+  BAD(rs_astype_copy(NULL, f->d, RS_FLOAT32, 0, NULL));
+  BAD(rs_astype_copy(&o, NULL, RS_FLOAT32, 0, NULL));
+  BAD(rs_astype_copy(&o, f->dead, RS_FLOAT32, 0, NULL));
+  BAD(rs_astype_copy(&o, f->d, BAD_DT, 0, NULL));
+  for (int i = 0; i < 4; i++) CHECK_MSG(outs[i] == NULL, "outs[%d] set by a failed call", i);
+}
+
 /* ---- every public function and the case that calls it ---------------------------------- */
 typedef void (*case_fn)(fx *f);
 static const struct {
@@ -1555,6 +1647,33 @@ static const struct {
     {"rs_copy_to_host", case_transfer},
     {"rs_copy_to_host_into", case_transfer},
     {"rs_array_copy", case_transfer},
+    /* manip (issue 18) */
+    {"rs_array_expand_dims_axes", case_manip},
+    {"rs_array_squeeze_axes", case_manip},
+    {"rs_array_permute_dims", case_manip},
+    {"rs_array_moveaxis", case_manip},
+    {"rs_array_broadcast_to", case_manip},
+    {"rs_array_broadcast_arrays", case_manip},
+    {"rs_array_unstack", case_manip},
+    {"rs_concat", case_manip},
+    {"rs_concat_into", case_manip},
+    {"rs_stack", case_manip},
+    {"rs_stack_into", case_manip},
+    {"rs_flip", case_manip},
+    {"rs_flip_into", case_manip},
+    {"rs_roll", case_manip},
+    {"rs_roll_into", case_manip},
+    {"rs_repeat", case_manip},
+    {"rs_repeat_into", case_manip},
+    {"rs_tile", case_manip},
+    {"rs_tile_into", case_manip},
+    {"rs_meshgrid", case_manip},
+    {"rs_meshgrid_into", case_manip},
+    {"rs_tril", case_manip},
+    {"rs_tril_into", case_manip},
+    {"rs_triu", case_manip},
+    {"rs_triu_into", case_manip},
+    {"rs_astype_copy", case_manip},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -228,7 +228,14 @@ RS_API rs_status rs_eye_into(rs_array *dst, int64_t k, rs_stream *stream);
   X(RS_OP_REAL, "real", 1)                  \
   X(RS_OP_IMAG, "imag", 1)                  \
   X(RS_OP_DEG2RAD, "deg2rad", 1)            \
-  X(RS_OP_RAD2DEG, "rad2deg", 1)
+  X(RS_OP_RAD2DEG, "rad2deg", 1)            \
+  /* manip (issue 18): the array API standard's functions resident lacked */ \
+  X(RS_OP_BITWISE_LEFT_SHIFT, "bitwise_left_shift", 2)   \
+  X(RS_OP_BITWISE_RIGHT_SHIFT, "bitwise_right_shift", 2) \
+  X(RS_OP_LOGADDEXP, "logaddexp", 2)                     \
+  X(RS_OP_NEXTAFTER, "nextafter", 2)                     \
+  X(RS_OP_SIGNBIT, "signbit", 1)                         \
+  X(RS_OP_ROUND, "round", 1)
 
 typedef enum rs_op {
 #define RS_OP_ENUM_(e, name, arity) e,

@@ -24,9 +24,13 @@ from ._api import (__array_api_version__, bool, int8, int16, int32, int64, uint8
                    __array_namespace_info__)
 from ._api import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, pow,  # noqa: A004
                    bitwise_invert, conj, max, min, all, any)  # noqa: A004
+from ._manip import (concat, stack, unstack, flip, roll, repeat, tile, moveaxis,  # manip (issue 18)
+                     broadcast_to, broadcast_arrays, meshgrid, tril, triu, expand_dims, squeeze)
 
 __version__ = _resident.library_version()
 
 __all__ = ["ndarray", "asarray", "from_dlpack", "ledger", "transfer_guard", "benchmark",
            "RawKernel", "Stream", "linalg", "random", "testing", "ResidentError",
            "TransferRefused", "OutOfMemoryError"] + list(ufunc_names)
+__all__ += ["concat", "stack", "unstack", "flip", "roll", "repeat", "tile", "moveaxis",  # manip (issue 18)
+            "broadcast_to", "broadcast_arrays", "meshgrid", "tril", "triu"]

@@ -237,6 +237,13 @@ static PyObject *f_astype(PyObject *m, PyObject *args, PyObject *kw) {
   static char *kwl[] = {"x", "dtype", "copy", "device", "out", NULL};
   PyObject *a, *dto, *copy = Py_True, *dev = Py_None, *out = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$OOO", kwl, &a, &dto, &copy, &dev, &out)) return NULL;
+  rs_dtype dt; /* the standard's copy=False: the array itself when its dtype matches (issue 18) */
+  if (copy == Py_False && out == Py_None && RsArray_Check(a) && rs_py_dtype_from(dto, &dt) == 0 &&
+      dt == rs_array_dtype(((RsArray *)a)->a)) {
+    Py_INCREF(a);
+    return a;
+  }
+  PyErr_Clear();
   return do_astype(a, dto, out);
 }
 static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw) {

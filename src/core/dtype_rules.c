@@ -168,6 +168,17 @@ rs_status rs_binary_types(rs_op op, rs_dtype a, rs_dtype b, rs_dtype *loop, rs_d
        * computes in float16, not in float_for(int16) */
       *loop = rs_promote(rs_float_for(a), rs_float_for(b));
       break;
+    /* manip (issue 18) */
+    case RS_OP_BITWISE_LEFT_SHIFT:
+    case RS_OP_BITWISE_RIGHT_SHIFT:
+      if (p == RS_BOOL) *loop = RS_INT8; /* NumPy has no boolean shift: bools shift as int8 */
+      else if (!rs_dtype_is_integer(p)) return refuse2(op, a, b, "shifts need integer operands");
+      break;
+    case RS_OP_LOGADDEXP:
+    case RS_OP_NEXTAFTER:
+      if (cplx) return refuse2(op, a, b, NULL);
+      *loop = rs_promote(rs_float_for(a), rs_float_for(b)); /* as arctan2 */
+      break;
     default:
       return rs_fail(RS_ERR_INVALID_ARGUMENT, "op %d (%s) is not a binary op", (int)op, rs_op_name(op));
   }
@@ -183,6 +194,7 @@ static int complex_ok(rs_op op) {
     case RS_OP_LOG: case RS_OP_SIN: case RS_OP_COS: case RS_OP_TAN: case RS_OP_SINH:
     case RS_OP_COSH: case RS_OP_TANH: case RS_OP_LOGICAL_NOT: case RS_OP_ISNAN:
     case RS_OP_ISINF: case RS_OP_ISFINITE: case RS_OP_CONJ: case RS_OP_REAL: case RS_OP_IMAG:
+    case RS_OP_ROUND:
       return 1;
     default:
       return 0;
@@ -228,6 +240,14 @@ rs_status rs_unary_types(rs_op op, rs_dtype a, rs_dtype *loop, rs_dtype *result)
     case RS_OP_ISFINITE:
       *result = RS_BOOL;
       return RS_OK;
+    /* manip (issue 18) */
+    case RS_OP_SIGNBIT:
+      *loop = rs_float_for(a); /* NumPy has float loops only: integers are cast first */
+      *result = RS_BOOL;
+      return RS_OK;
+    case RS_OP_ROUND:
+      if (a == RS_BOOL) *loop = RS_FLOAT16; /* integers keep their dtype, bool rounds as float16 */
+      break;
     default: /* the math functions */
       *loop = rs_float_for(a);
       break;

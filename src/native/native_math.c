@@ -86,6 +86,8 @@ static void bin_i(int op, const void *x, const void *y, void *r, int n) {
     case RS_OP_BITWISE_AND: L2(rs_vi, rs_vi, p & q); break;
     case RS_OP_BITWISE_OR: L2(rs_vi, rs_vi, p | q); break;
     case RS_OP_BITWISE_XOR: L2(rs_vi, rs_vi, p ^ q); break;
+    case RS_OP_BITWISE_LEFT_SHIFT: L2(rs_vi, rs_vi, rs_np_lshift_i(p, q)); break;
+    case RS_OP_BITWISE_RIGHT_SHIFT: L2(rs_vi, rs_vi, rs_np_rshift_i(p, q)); break;
     default: break;
   }
 }
@@ -109,6 +111,8 @@ static void bin_u(int op, const void *x, const void *y, void *r, int n) {
     case RS_OP_BITWISE_AND: L2(rs_vu, rs_vu, p & q); break;
     case RS_OP_BITWISE_OR: L2(rs_vu, rs_vu, p | q); break;
     case RS_OP_BITWISE_XOR: L2(rs_vu, rs_vu, p ^ q); break;
+    case RS_OP_BITWISE_LEFT_SHIFT: L2(rs_vu, rs_vu, rs_np_lshift_u(p, q)); break;
+    case RS_OP_BITWISE_RIGHT_SHIFT: L2(rs_vu, rs_vu, rs_np_rshift_u(p, q)); break;
     default: break;
   }
 }
@@ -136,6 +140,8 @@ static void bin_u(int op, const void *x, const void *y, void *r, int n) {
     case RS_OP_ARCTAN2: L2(T, T, atan2##S(p, q)); break;                                 \
     case RS_OP_HYPOT: L2(T, T, hypot##S(p, q)); break;                                   \
     case RS_OP_COPYSIGN: L2(T, T, copysign##S(p, q)); break;                             \
+    case RS_OP_LOGADDEXP: L2(T, T, rs_np_logaddexp_##P(p, q)); break;                    \
+    case RS_OP_NEXTAFTER: L2(T, T, nextafter##S(p, q)); break;                           \
     default: break;                                                                      \
   }
 
@@ -170,6 +176,10 @@ static void bin_c(int op, const void *x, const void *y, void *r, int n) {
 
 void rs_nat_binary(int op, rs_dtype arg, rs_dtype res, const void *x, const void *y, void *r, int n) {
   (void)res;
+  if (op == RS_OP_NEXTAFTER && arg == RS_FLOAT16) { /* steps of float16, not of the float it is held in */
+    L2(rs_vf, rs_vf, rs_np_nextafter_h(p, q));
+    return;
+  }
   switch (rs_dtype_cls(arg)) {
     case RS_CLS_B: bin_b(op, x, y, r, n); break;
     case RS_CLS_I: bin_i(op, x, y, r, n); break;
@@ -199,6 +209,7 @@ static void un_i(int op, const void *x, void *r, int n) {
   switch (op) {
     case RS_OP_NEGATIVE: L1(rs_vi, rs_vi, rs_np_neg_i(p)); break;
     case RS_OP_POSITIVE: case RS_OP_FLOOR: case RS_OP_CEIL: case RS_OP_TRUNC: case RS_OP_CONJ: case RS_OP_REAL:
+    case RS_OP_ROUND:
       L1(rs_vi, rs_vi, p); break;
     case RS_OP_ABS: L1(rs_vi, rs_vi, rs_np_abs_i(p)); break;
     case RS_OP_SIGN: L1(rs_vi, rs_vi, rs_np_sign_i(p)); break;
@@ -216,7 +227,7 @@ static void un_u(int op, const void *x, void *r, int n) {
   switch (op) {
     case RS_OP_NEGATIVE: L1(rs_vu, rs_vu, 0 - p); break;
     case RS_OP_POSITIVE: case RS_OP_FLOOR: case RS_OP_CEIL: case RS_OP_TRUNC: case RS_OP_CONJ: case RS_OP_REAL:
-    case RS_OP_ABS:
+    case RS_OP_ABS: case RS_OP_ROUND:
       L1(rs_vu, rs_vu, p); break;
     case RS_OP_SIGN: L1(rs_vu, rs_vu, rs_np_sign_u(p)); break;
     case RS_OP_SQUARE: L1(rs_vu, rs_vu, p * p); break;
@@ -261,7 +272,8 @@ static void un_u(int op, const void *x, void *r, int n) {
     case RS_OP_FLOOR: L1(T, T, floor##S(p)); break;                                      \
     case RS_OP_CEIL: L1(T, T, ceil##S(p)); break;                                        \
     case RS_OP_TRUNC: L1(T, T, trunc##S(p)); break;                                      \
-    case RS_OP_RINT: L1(T, T, rs_np_rint_##P(p)); break;                                        \
+    case RS_OP_RINT: case RS_OP_ROUND: L1(T, T, rs_np_rint_##P(p)); break;                      \
+    case RS_OP_SIGNBIT: L1(T, rs_vb, rs_np_signbit_##P(p)); break;                              \
     case RS_OP_IMAG: L1(T, T, 0); break;                                                 \
     case RS_OP_ISNAN: L1(T, rs_vb, rs_np_isnan_##P(p)); break;                                \
     case RS_OP_ISINF: L1(T, rs_vb, rs_np_isinf_##P(p)); break;                                \
@@ -276,7 +288,7 @@ static void un_f(int op, const void *x, void *r, int n) { RS_FLOAT_UNARY(rs_vf, 
 static void un_d(int op, const void *x, void *r, int n) { RS_FLOAT_UNARY(rs_vd, , d, RS_PI) }
 
 /* Complex: T the type, R its real type, S the libm suffix, W the wider type for pow. */
-#define RS_COMPLEX_UNARY(T, R, S, P)                                                     \
+#define RS_COMPLEX_UNARY(T, R, S, P, RF)                                                     \
   switch (op) {                                                                          \
     case RS_OP_NEGATIVE: L1(T, T, -p); break;                                            \
     case RS_OP_POSITIVE: L1(T, T, p); break;                                             \
@@ -299,11 +311,12 @@ static void un_d(int op, const void *x, void *r, int n) { RS_FLOAT_UNARY(rs_vd, 
     case RS_OP_ISNAN: L1(T, rs_vb, isnan(creal##S(p)) || isnan(cimag##S(p))); break;     \
     case RS_OP_ISINF: L1(T, rs_vb, isinf(creal##S(p)) || isinf(cimag##S(p))); break;     \
     case RS_OP_ISFINITE: L1(T, rs_vb, isfinite(creal##S(p)) && isfinite(cimag##S(p))); break; \
+    case RS_OP_ROUND: L1(T, T, CMPLX##RF(rint##S(creal##S(p)), rint##S(cimag##S(p)))); break; \
     default: break;                                                                      \
   }
 
-static void un_c(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vc, rs_vf, f, c) }
-static void un_z(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vz, rs_vd, , z) }
+static void un_c(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vc, rs_vf, f, c, F) }
+static void un_z(int op, const void *x, void *r, int n) { RS_COMPLEX_UNARY(rs_vz, rs_vd, , z, ) }
 
 void rs_nat_unary(int op, rs_dtype arg, rs_dtype res, const void *x, void *r, int n) {
   (void)res;

@@ -248,4 +248,53 @@ RS_NP_FN rs_np_z rs_np_sign_z(rs_np_z a) {
   return rs_np_mkz(a.re / m, a.im / m);
 }
 
+/* ---- manip (issue 18): shifts, logaddexp, float16 nextafter, signbit ------------------ */
+
+/* Shifts as NumPy's npy_lshift / npy_rshift: a count at or past the width - or negative,
+ * which NumPy compares as an unsigned size - gives 0, and 0 or -1 (the sign) for a right
+ * shift. Values of the narrower integer dtypes are held here as int64 and wrapped after,
+ * which gives NumPy's answers for them too: a count past their width shifts every bit out
+ * of the kept bits (left) or leaves only sign bits (right). */
+RS_NP_FN rs_np_i rs_np_lshift_i(rs_np_i a, rs_np_i b) { return (rs_np_u)b < 64 ? (rs_np_i)((rs_np_u)a << b) : 0; }
+RS_NP_FN rs_np_i rs_np_rshift_i(rs_np_i a, rs_np_i b) { return (rs_np_u)b < 64 ? a >> b : (a < 0 ? -1 : 0); }
+RS_NP_FN rs_np_u rs_np_lshift_u(rs_np_u a, rs_np_u b) { return b < 64 ? a << b : 0; }
+RS_NP_FN rs_np_u rs_np_rshift_u(rs_np_u a, rs_np_u b) { return b < 64 ? a >> b : 0; }
+
+/* NumPy's npy_logaddexp: equal arguments (infinities of one sign included) give x + log 2,
+ * else the larger plus log1p(exp(-|x - y|)), and NaN propagates. signbit through copysign,
+ * which both compilers have for float and double alike. */
+#define RS_NP_REAL_MORE(S, T, F)                                                                  \
+  RS_NP_FN T rs_np_logaddexp_##S(T x, T y) {                                                      \
+    if (x == y) return x + (T)0.693147180559945309417232121458176568;                             \
+    T d = x - y;                                                                                  \
+    if (d > 0) return x + log1p##F(exp##F(-d));                                                  \
+    if (d <= 0) return y + log1p##F(exp##F(d));                                                  \
+    return d;                                                                                     \
+  }                                                                                               \
+  RS_NP_FN int rs_np_signbit_##S(T a) { return copysign##F((T)1, a) < 0; }
+
+RS_NP_REAL_MORE(f, float, f)
+RS_NP_REAL_MORE(d, double, )
+
+/* nextafter in float16 steps, on float values that are float16 values (float16 is
+ * computed in float): the float16 spacing at |x| is 2^(e-10) for |x| in [2^e, 2^(e+1)),
+ * e >= -14, and 2^-24 below; stepping down from a power of two takes the finer spacing
+ * below it. The caller's rounding to float16 turns 65504 + 32 into infinity. Equal
+ * arguments give x, as NumPy's npy_half_nextafter does. */
+RS_NP_FN float rs_np_nextafter_h(float x, float y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return x;
+  if (x == 0) return y > 0 ? 5.9604644775390625e-08f : -5.9604644775390625e-08f;
+  float ax = fabsf(x);
+  if (ax > 65504.0f) return x > 0 ? 65504.0f : -65504.0f; /* from infinity towards y */
+  int away = (x < y) == (x > 0), e = 0;
+  frexpf(ax, &e);
+  e -= 1; /* ax in [2^e, 2^(e+1)) */
+  if (e < -14) e = -14;
+  float ulp = ldexpf(1.0f, e - 10);
+  if (!away && e > -14 && ax == ldexpf(1.0f, e)) ulp *= 0.5f;
+  float r = away ? ax + ulp : ax - ulp;
+  return x > 0 ? r : -r;
+}
+
 #endif

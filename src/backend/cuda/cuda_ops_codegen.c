@@ -119,7 +119,12 @@ static void emit_arith(rs_textbuf *b, const rs_ew_program *p, int lanes) {
         case RS_EW_BINARY:
           ref(a, sizeof a, p, in->a, u);
           if (narrow(in->dtype)) rs_textbuf_addf(b, "nz_%s(", rs_dtype_name(in->dtype));
-          rs_textbuf_addf(b, "%s_%s(%s", rs_op_name((rs_op)in->op), cls_letter(rs_dtype_cls(in->arg_dtype)), a);
+          /* float16 is held as float, but its nextafter steps in float16 (prelude's _h) */
+          rs_textbuf_addf(b, "%s_%s(%s", rs_op_name((rs_op)in->op),
+                          in->op == RS_OP_NEXTAFTER && in->arg_dtype == RS_FLOAT16
+                              ? "h"
+                              : cls_letter(rs_dtype_cls(in->arg_dtype)),
+                          a);
           if (in->code == RS_EW_BINARY) {
             ref(bb, sizeof bb, p, in->b, u);
             rs_textbuf_addf(b, ", %s", bb);

@@ -332,3 +332,21 @@ RS_D rs_z dn2z(rs_z a) { return a; }
   RS_D rs_b isfinite_##S(T a) { return rs_isfin(a.re) && rs_isfin(a.im); }
 RS_CPLX_OPS(c, rs_c, float, dn)
 RS_CPLX_OPS(z, rs_z, double, dn2z)
+// ---- manip (issue 18): shifts, logaddexp, nextafter, signbit, round (rs_np_* as the host) ----
+RS_D rs_i bitwise_left_shift_i(rs_i a, rs_i b) { return rs_np_lshift_i(a, b); }
+RS_D rs_i bitwise_right_shift_i(rs_i a, rs_i b) { return rs_np_rshift_i(a, b); }
+RS_D rs_u bitwise_left_shift_u(rs_u a, rs_u b) { return rs_np_lshift_u(a, b); }
+RS_D rs_u bitwise_right_shift_u(rs_u a, rs_u b) { return rs_np_rshift_u(a, b); }
+RS_D rs_i round_i(rs_i a) { return a; }
+RS_D rs_u round_u(rs_u a) { return a; }
+RS_D rs_f logaddexp_f(rs_f a, rs_f b) { return rs_np_logaddexp_f(a, b); }
+RS_D rs_d logaddexp_d(rs_d a, rs_d b) { return rs_np_logaddexp_d(a, b); }
+RS_D rs_f nextafter_f(rs_f a, rs_f b) { return nextafterf(a, b); }
+RS_D rs_d nextafter_d(rs_d a, rs_d b) { return nextafter(a, b); }
+RS_D rs_f nextafter_h(rs_f a, rs_f b) { return rs_np_nextafter_h(a, b); } // float16 (cuda_ops_codegen.c)
+RS_D rs_b signbit_f(rs_f a) { return rs_np_signbit_f(a); }
+RS_D rs_b signbit_d(rs_d a) { return rs_np_signbit_d(a); }
+RS_D rs_f round_f(rs_f a) { return rs_np_rint_f(a); }
+RS_D rs_d round_d(rs_d a) { return rs_np_rint_d(a); }
+RS_D rs_c round_c(rs_c a) { return mkc(rs_np_rint_f(a.re), rs_np_rint_f(a.im)); }
+RS_D rs_z round_z(rs_z a) { return mkz(rs_np_rint_d(a.re), rs_np_rint_d(a.im)); }
