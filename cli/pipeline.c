@@ -182,7 +182,8 @@ static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show, int64_
                      : e.kind == RS_ENTRY_KERNEL   ? "kernel"
                      : e.kind == RS_ENTRY_WAIT     ? "wait"
                      : e.kind == RS_ENTRY_PREFETCH ? "prefetch"
-                                                   : "graph";
+                     : e.kind == RS_ENTRY_GRAPH    ? "graph"
+                                                   : "collective";
     fprintf(out, "  %5lld  %-6s %-4s %-9s", (long long)(dropped + i + 1), op,
            e.kind == RS_ENTRY_COPY ? rs_direction_name(e.dir) : "", e.kind == RS_ENTRY_COPY ? (e.implicit ? "implicit" : "explicit") : "");
     if (e.kind == RS_ENTRY_COPY)
