@@ -333,7 +333,7 @@ static void test_collective_bad_input(rs_context *ctx) {
   /* the comm still works after all that, and nothing was recorded for the refusals */
   rs_ledger_stats s;
   CHECK_OK(rs_ledger_get_stats(R.ctx[0], &s));
-  CHECK_EQ_I64(s.collectives, 0);
+  CHECK_EQ_I64(s.collectives, R.n > 1 ? 0 : 1); /* with one rank the reduce-scatter above is valid */
   CHECK_OK(rs_comm_all_reduce(R.comm, (const rs_array *const *)a, b, RS_REDUCE_SUM, NULL));
   int nranks = 0, first = -1, local = 0;
   CHECK_OK(rs_comm_get_info(R.comm, &nranks, &first, &local));

@@ -33,6 +33,7 @@ typedef struct rs_nccl_api {
   ncclResult_t (*group_end)(void);
   ncclResult_t (*async_error)(ncclComm_t, ncclResult_t *);
   ncclResult_t (*abort)(ncclComm_t);
+  ncclResult_t (*finalize)(ncclComm_t);
   ncclResult_t (*destroy)(ncclComm_t);
   ncclResult_t (*all_reduce)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);
   ncclResult_t (*reduce_scatter)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
@@ -80,6 +81,7 @@ static void load_nccl(void) {
   RS_NCCL_SYM(group_end, "ncclGroupEnd");
   RS_NCCL_SYM(async_error, "ncclCommGetAsyncError");
   RS_NCCL_SYM(abort, "ncclCommAbort");
+  RS_NCCL_SYM(finalize, "ncclCommFinalize");
   RS_NCCL_SYM(destroy, "ncclCommDestroy");
   RS_NCCL_SYM(all_reduce, "ncclAllReduce");
   RS_NCCL_SYM(reduce_scatter, "ncclReduceScatter");
@@ -163,14 +165,27 @@ rs_status rs_cuda_comm_unique_id(unsigned char *id) {
   return RS_OK;
 }
 
+/* A non-blocking comm is finalized (its queued work flushed) and waited for, within the
+ * timeout, before it is destroyed; one that does not settle is aborted instead. */
 void rs_cuda_comm_close(void *comm) {
   rs_nccl_comm *c = comm;
   if (!c) return;
+  int finalized = 1;
   for (int i = 0; i < c->nlocal; i++)
     if (c->comms[i]) {
       rs_cuda_enter(c->bes[i]);
-      rs_nccl.destroy(c->comms[i]);
+      ncclResult_t r = rs_nccl.finalize(c->comms[i]);
+      if (r != ncclSuccess && r != ncclInProgress) finalized = 0;
     }
+  if (finalized && settle(c, "ncclCommFinalize") != RS_OK) finalized = 0; /* settle aborted them */
+  rs_clear_error();
+  for (int i = 0; i < c->nlocal; i++)
+    if (c->comms[i]) {
+      rs_cuda_enter(c->bes[i]);
+      if (finalized) rs_nccl.destroy(c->comms[i]);
+      else rs_nccl.abort(c->comms[i]);
+    }
+  rs_clear_error(); /* a destroy reports nothing: the comm is gone either way */
   free(c);
 }
 
