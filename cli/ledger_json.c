@@ -80,5 +80,7 @@ void rs_json_ledger_stats(rs_json *j, const rs_ledger_stats *s) {
   rs_json_number(j, "kernel_host_ms", s->kernel_host_ms);
   rs_json_int(j, "waits", s->waits);
   rs_json_number(j, "wait_ms", s->wait_ms);
+  rs_json_int(j, "collectives", s->collectives); /* issue 19: bytes this rank sent */
+  rs_json_int(j, "collective_bytes", s->collective_bytes);
   rs_json_end(j);
 }
