@@ -148,6 +148,11 @@ rs_status rs_coll_begin(rs_coll_call *k, rs_comm *comm, rs_be_coll_kind kind, rs
   for (int i = 0; i < comm->nlocal; i++) {
     k->send_to[i] = k->recv_from[i] = -1;
     RS_TRY(rs_stream_resolve(comm->ctxs[i], streams ? streams[i] : NULL, &k->streams[i], who));
+    /* the ledger records a collective as done, and the simulator runs it at once: neither
+     * fits a graph, so a capture is refused rather than broken */
+    if (rs_capture_of(comm->ctxs[i], k->streams[i], 1))
+      return rs_fail(RS_ERR_STATE, "%s: local rank %d's stream is being captured into a graph; collectives are not "
+                     "captured (end the capture first)", who, i);
   }
   return RS_OK;
 }
