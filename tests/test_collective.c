@@ -8,6 +8,7 @@
 #include <string.h>
 #include "harness.h"
 #include "resident/collective.h"
+#include "resident/graph.h"
 #include "resident/ops.h"
 
 #define MAXR 4
@@ -319,6 +320,16 @@ static void test_collective_bad_input(rs_context *ctx) {
     CHECK_STATUS(rs_comm_send_recv(R.comm, send, to, recv, from, NULL), RS_ERR_INVALID_ARGUMENT);
     CHECK_ERRMSG("rank 0");
   }
+  /* a stream being captured into a graph: refused, the capture intact */
+  rs_stream *cs[MAXR] = {0};
+  for (int r = 0; r < R.n; r++) CHECK_OK(rs_stream_create(&cs[r], R.ctx[r], RS_STREAM_NON_BLOCKING));
+  CHECK_OK(rs_graph_begin_capture(cs[0]));
+  CHECK_STATUS(rs_comm_all_reduce(R.comm, (const rs_array *const *)a, b, RS_REDUCE_SUM, cs), RS_ERR_STATE);
+  CHECK_ERRMSG("captured");
+  rs_graph *g = NULL;
+  CHECK_OK(rs_graph_end_capture(&g, cs[0]));
+  CHECK_OK(rs_graph_destroy(g));
+  for (int r = 0; r < R.n; r++) CHECK_OK(rs_stream_destroy(cs[r]));
   rs_comm *c2 = NULL;
   rs_context *twice[2] = {R.ctx[0], R.ctx[0]};
   CHECK_STATUS(rs_comm_create(&c2, twice, 2), RS_ERR_INVALID_ARGUMENT);
