@@ -88,4 +88,7 @@ PyObject *rs_py_memory_report_text(void); /* rs_memory_report as a str */
 extern PyMethodDef rs_py_ledger_functions[];
 extern PyMethodDef rs_py_kernel_functions[];
 
+/* comm.c: collectives between processes (resident/_comm.py) */
+extern PyMethodDef rs_py_comm_functions[];
+
 #endif
