@@ -165,6 +165,25 @@ static void test_integer_all_reduce(rs_context *ctx) {
       FAIL("int64 max at %lld: %lld", (long long)i, (long long)got[i]);
       break;
     }
+  /* float16 and uint8: small integers, exact in both; the sum and the mean */
+  const int64_t m = 4099;
+  rs_array *h[MAXR] = {0}, *u[MAXR] = {0};
+  for (int r = 0; r < R.n; r++) {
+    rs_array *f = NULL;
+    CHECK_OK(rs_full(&f, R.ctx[r], RS_MEM_DEVICE, 1, &m, RS_FLOAT32, rs_scalar_float(2.0 * (r + 1)), NULL));
+    CHECK_OK(rs_astype(&h[r], f, RS_FLOAT16, NULL));
+    CHECK_OK(rs_astype(&u[r], f, RS_UINT8, NULL));
+    rs_array_release(f);
+  }
+  CHECK_OK(rs_comm_all_reduce(R.comm, (const rs_array *const *)h, h, RS_REDUCE_SUM, NULL));
+  CHECK_OK(rs_comm_all_reduce(R.comm, (const rs_array *const *)u, u, RS_REDUCE_MEAN, NULL));
+  double hv = 0, uv = 0;
+  CHECK_OK(rs_array_item_double(h[0], (int64_t[]){m - 1}, &hv, NULL));
+  CHECK_OK(rs_array_item_double(u[R.n - 1], (int64_t[]){m - 1}, &uv, NULL));
+  CHECK_NEAR(hv, (double)(R.n * (R.n + 1)), 0);  /* 2 + 4 + ... */
+  CHECK_NEAR(uv, (double)(R.n + 1), 0);           /* (2 + 4 + ...) / n */
+  release_all(h, R.n);
+  release_all(u, R.n);
   release_all(a, R.n);
   close_ranks(&R);
 }
