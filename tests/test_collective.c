@@ -6,10 +6,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "harness.h"
 #include "resident/collective.h"
 #include "resident/graph.h"
 #include "resident/ops.h"
+#include "resident/trace.h"
 
 #define MAXR 4
 
@@ -138,6 +140,22 @@ static void test_all_reduce_ops(rs_context *ctx) {
         found++;
     CHECK_EQ_I64(found, 6);
   }
+  /* the trace shows them: a slice of category "collective" per call */
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/rs-test-collective-%d.json", (int)getpid());
+  CHECK_OK(rs_trace_write(R.ctx[0], path));
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL);
+  if (f) {
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    int slices = 0;
+    for (const char *p = text; (p = strstr(p, "\"cat\":\"collective\"")) != NULL; p++) slices++;
+    CHECK_EQ_I64(slices, 6);
+  }
+  remove(path);
   release_all(send, R.n);
   release_all(recv, R.n);
   free(host);
@@ -349,6 +367,15 @@ static void test_collective_bad_input(rs_context *ctx) {
   CHECK_OK(rs_graph_end_capture(&g, cs[0]));
   CHECK_OK(rs_graph_destroy(g));
   for (int r = 0; r < R.n; r++) CHECK_OK(rs_stream_destroy(cs[r]));
+  /* RESIDENT_COMM_TIMEOUT is parsed strictly, at context creation */
+  rs_context *badctx = NULL;
+  setenv("RESIDENT_COMM_TIMEOUT", "0", 1);
+  CHECK_STATUS(rs_context_create(&badctx, rs_context_backend(ctx), 0), RS_ERR_PARSE);
+  CHECK_ERRMSG("RESIDENT_COMM_TIMEOUT");
+  setenv("RESIDENT_COMM_TIMEOUT", "5s", 1);
+  CHECK_STATUS(rs_context_create(&badctx, rs_context_backend(ctx), 0), RS_ERR_PARSE);
+  unsetenv("RESIDENT_COMM_TIMEOUT");
+  CHECK(badctx == NULL);
   rs_comm *c2 = NULL;
   rs_context *twice[2] = {R.ctx[0], R.ctx[0]};
   CHECK_STATUS(rs_comm_create(&c2, twice, 2), RS_ERR_INVALID_ARGUMENT);
