@@ -15,25 +15,26 @@ static const char *const kind_names[] = {"rs_comm_all_reduce", "rs_comm_reduce_s
 
 /* ---- reductions over the slots ------------------------------------------------------ */
 
-#define SIM_RED_LOOP(T, LOAD, STORE)                                                    \
+/* Integers are added and multiplied in their unsigned type (U): they wrap, as on a GPU,
+ * where signed overflow in C would be undefined. */
+#define SIM_RED_LOOP(T, U)                                                              \
   do {                                                                                  \
     T *o = out;                                                                         \
     for (int64_t i = 0; i < n; i++) {                                                   \
       T acc = 0;                                                                        \
       for (int r = 0; r < nranks; r++) {                                                \
-        T v = LOAD(((const T *)(slots + (size_t)r * chunk + offset))[i]);               \
+        T v = ((const T *)(slots + (size_t)r * chunk + offset))[i];                     \
         if (r == 0) acc = v;                                                            \
-        else if (op == RS_REDUCE_PROD) acc = (T)(acc * v);                              \
+        else if (op == RS_REDUCE_PROD) acc = (T)((U)acc * (U)v);                        \
         else if (op == RS_REDUCE_MIN) acc = v < acc ? v : acc;                          \
         else if (op == RS_REDUCE_MAX) acc = v > acc ? v : acc;                          \
-        else acc = (T)(acc + v);                                                        \
+        else acc = (T)((U)acc + (U)v);                                                  \
       }                                                                                 \
-      if (op == RS_REDUCE_MEAN) acc = (T)(acc / (T)nranks);                              \
-      o[i] = STORE(acc);                                                                \
+      if (op == RS_REDUCE_MEAN) acc = (T)(acc / (T)nranks);                             \
+      o[i] = acc;                                                                       \
     }                                                                                   \
   } while (0)
 
-#define SIM_SAME(x) (x)
 
 /* Float16 is reduced in float and rounded once per step, as a GPU adds halves. */
 static void reduce_half(int op, const char *slots, size_t chunk, int nranks, size_t offset, uint16_t *out, int64_t n) {
@@ -55,14 +56,14 @@ static void reduce_half(int op, const char *slots, size_t chunk, int nranks, siz
 void sim_comm_reduce(rs_dtype dt, int op, const char *slots, size_t chunk, int nranks, size_t offset, void *out,
                      int64_t n) {
   switch (dt) {
-    case RS_INT8: SIM_RED_LOOP(int8_t, SIM_SAME, SIM_SAME); break;
-    case RS_UINT8: SIM_RED_LOOP(uint8_t, SIM_SAME, SIM_SAME); break;
-    case RS_INT32: SIM_RED_LOOP(int32_t, SIM_SAME, SIM_SAME); break;
-    case RS_UINT32: SIM_RED_LOOP(uint32_t, SIM_SAME, SIM_SAME); break;
-    case RS_INT64: SIM_RED_LOOP(int64_t, SIM_SAME, SIM_SAME); break;
-    case RS_UINT64: SIM_RED_LOOP(uint64_t, SIM_SAME, SIM_SAME); break;
-    case RS_FLOAT32: SIM_RED_LOOP(float, SIM_SAME, SIM_SAME); break;
-    case RS_FLOAT64: SIM_RED_LOOP(double, SIM_SAME, SIM_SAME); break;
+    case RS_INT8: SIM_RED_LOOP(int8_t, uint8_t); break;
+    case RS_UINT8: SIM_RED_LOOP(uint8_t, uint32_t); break;
+    case RS_INT32: SIM_RED_LOOP(int32_t, uint32_t); break;
+    case RS_UINT32: SIM_RED_LOOP(uint32_t, uint32_t); break;
+    case RS_INT64: SIM_RED_LOOP(int64_t, uint64_t); break;
+    case RS_UINT64: SIM_RED_LOOP(uint64_t, uint64_t); break;
+    case RS_FLOAT32: SIM_RED_LOOP(float, float); break;
+    case RS_FLOAT64: SIM_RED_LOOP(double, double); break;
     case RS_FLOAT16: reduce_half(op, slots, chunk, nranks, offset, out, n); break;
     default: break; /* refused above: collective.c takes NCCL's types only */
   }
@@ -90,6 +91,8 @@ static rs_status check_descs(sim_comm *m, const char *who) {
   const sim_comm_desc *d0 = &m->ranks[0].desc;
   for (int r = 0; r < m->nranks; r++) {
     const sim_comm_desc *d = &m->ranks[r].desc;
+    if ((unsigned)d->kind > RS_COLL_SEND_RECV || (unsigned)d0->kind > RS_COLL_SEND_RECV)
+      return rs_fail(RS_ERR_INTERNAL, "%s: rank %d's call is garbled (kind %d)", who, r, (int)d->kind);
     if (d->kind != d0->kind || d->seq != d0->seq)
       return rs_fail(RS_ERR_STATE, "%s: rank %d called %s (its call %llu) but rank 0 %s (its call %llu)", who, r,
                      kind_names[d->kind], (unsigned long long)d->seq, kind_names[d0->kind],
