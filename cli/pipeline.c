@@ -62,9 +62,9 @@ static void rs_pipe_usage(FILE *f) {
           "                     stdout or into FILE\n"
           "  --html FILE        the runs as timelines in one self-contained page (open it in a browser)\n"
           "  --trace FILE       the runs as a Trace Event Format file (ui.perfetto.dev, chrome://tracing)\n"
-          "  --devices all|N    data parallel: the array split over all (or N) devices, each part copied in\n"
-          "                     once, run there and copied back, the part sums all-reduced; the copies shown\n"
-          "                     per device (the simulator has RESIDENT_SIM_DEVICES)\n");
+          "  --devices all|N    data parallel (the explicit style): the array split over all (or N) devices,\n"
+          "                     each part copied in once, run there and copied back, the part sums all-reduced;\n"
+          "                     the copies shown per device (the simulator has RESIDENT_SIM_DEVICES)\n");
 }
 
 static int rs_pipe_bad(const char *fmt, const char *value) {
@@ -355,6 +355,7 @@ int rs_cmd_pipeline(int argc, char **argv) {
   int parsed = rs_pipe_parse(&o, argc, argv);
   if (parsed) return parsed < 0 ? 0 : parsed;
   /* every output path is checked before any work */
+  if (o.devices && (o.html || o.trace)) return rs_pipe_bad("%s: not with --devices (one timeline per device)", o.html ? "--html" : "--trace");
   if (o.trace && rs_cli_check_writable("pipeline", "the --trace file", o.trace)) return 2;
   rs_pipe_html page = {0};
   if (o.html && rs_pipe_html_open(&page, o.html)) return 2;

@@ -597,6 +597,9 @@ static void test_pipeline_devices(rs_context *ctx) {
   CHECK_RUN(r, "", "pipeline --devices 0 --backend sim");
   CHECK_OUT(r, r.status == 2, "exit status %d for --devices 0", r.status);
   cli_free(&r);
+  CHECK_RUN(r, "", "pipeline --devices all --html /tmp/x.html --backend sim");
+  CHECK_OUT(r, r.status == 2 && strstr(r.out, "not with --devices"), "exit status %d for --devices with --html", r.status);
+  cli_free(&r);
 }
 
 static const rs_test_case tests[] = {
