@@ -211,7 +211,8 @@ rs_status rs_cuda_comm_open(void **out, rs_backend *const *bes, int nlocal, int 
   c->timeout_ms = timeout_ms;
   rs_status st = RS_OK;
   ncclResult_t r = rs_nccl.group_start();
-  for (int i = 0; i < nlocal && r == ncclSuccess && st == RS_OK; i++) {
+  /* a non-blocking call may answer ncclInProgress: that is no failure, the settle waits */
+  for (int i = 0; i < nlocal && (r == ncclSuccess || r == ncclInProgress) && st == RS_OK; i++) {
     c->bes[i] = bes[i];
     st = rs_cuda_enter(bes[i]);
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
@@ -219,7 +220,7 @@ rs_status rs_cuda_comm_open(void **out, rs_backend *const *bes, int nlocal, int 
     if (st == RS_OK) r = rs_nccl.init_rank_config(&c->comms[i], nranks, u, first + i, &cfg);
   }
   ncclResult_t end = rs_nccl.group_end();
-  if (r == ncclSuccess) r = end;
+  if (r == ncclSuccess || r == ncclInProgress) r = end;
   if (st == RS_OK && r != ncclSuccess && r != ncclInProgress) st = nccl_fail(r, NULL, "ncclCommInitRankConfig");
   if (st == RS_OK) st = settle(c, "ncclCommInitRankConfig");
   if (st != RS_OK) {
@@ -270,7 +271,7 @@ static ncclResult_t queue_one(const rs_be_collective *k, int i, ncclComm_t comm)
     case RS_COLL_SEND_RECV: {
       ncclResult_t r = ncclSuccess;
       if (k->send_to[i] >= 0) r = rs_nccl.send(k->send[i], (size_t)k->send_count[i], t, k->send_to[i], comm, s);
-      if (r == ncclSuccess && k->recv_from[i] >= 0)
+      if ((r == ncclSuccess || r == ncclInProgress) && k->recv_from[i] >= 0)
         r = rs_nccl.recv(k->recv[i], (size_t)k->recv_count[i], t, k->recv_from[i], comm, s);
       return r;
     }
@@ -285,7 +286,7 @@ rs_status rs_cuda_comm_run(void *comm, const rs_be_collective *k) {
   rs_status st = RS_OK;
   ncclResult_t r = rs_nccl.group_start();
   int bad = -1;
-  for (int i = 0; i < c->nlocal && r == ncclSuccess && st == RS_OK; i++) {
+  for (int i = 0; i < c->nlocal && (r == ncclSuccess || r == ncclInProgress) && st == RS_OK; i++) {
     st = rs_cuda_enter(c->bes[i]);
     if (st == RS_OK) r = queue_one(k, i, c->comms[i]);
     if (r != ncclSuccess && r != ncclInProgress) bad = i;
