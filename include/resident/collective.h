@@ -31,7 +31,9 @@
  * makes) does not hang the others forever. Making a communicator and each collective wait
  * at most RESIDENT_COMM_TIMEOUT seconds (default 300; resident.h, ENVIRONMENT) of the
  * first local context, then fail with RS_ERR_NOT_READY ("timed out") and leave the
- * communicator broken (NCCL's is aborted): destroy it. On CUDA the wait is bounded for
+ * communicator broken (NCCL's is aborted): destroy it. On the simulator a rank whose
+ * process has exited is noticed within a few milliseconds, and the others fail then,
+ * naming it. On CUDA the wait is bounded for
  * making the comm and for queueing (NCCL's non-blocking mode); work already on the GPU is
  * NCCL's.
  *

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -40,14 +41,40 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Wait until *word differs from seen (or the deadline passes, or the comm breaks): spin a
- * little, then sleep in short steps, since the other side may be another process. */
+/* A rank whose process has exited (another process's rank that joined), else -1: waiting
+ * for it would only end at the timeout. */
+static int process_gone(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  /* exited but not yet reaped by its parent (a zombie) counts as gone too */
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *paren = strrchr(buf, ')'); /* the state follows the command name */
+  return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+static int gone_rank(sim_comm *c) {
+  for (int r = 0; r < c->nranks; r++) {
+    pid_t pid = (pid_t)c->ranks[r].pid;
+    if (pid > 0 && pid != getpid() && process_gone(pid)) return r;
+  }
+  return -1;
+}
+
+/* Wait until *word differs from seen (or the deadline passes, or the comm breaks, or a
+ * rank's process is gone): spin a little, then sleep in short steps, since the other side
+ * may be another process. */
 static int wait_change(sim_comm *c, _Atomic uint32_t *word, uint32_t seen, double deadline) {
   for (unsigned spins = 0;; spins++) {
     if (atomic_load_explicit(word, memory_order_acquire) != seen) return 1;
     if (atomic_load(&c->sh->broken)) return 0;
     if (spins < 2000) continue;
     if (now_ms() > deadline) return 0;
+    if (spins % 512 == 0 && c->map_bytes && (c->dead_rank = gone_rank(c)) >= 0) return 0;
     struct timespec ts = {0, spins < 20000 ? 20000 : 200000};
     nanosleep(&ts, NULL);
   }
@@ -64,6 +91,9 @@ rs_status sim_comm_barrier(sim_comm *c, const char *during) {
   }
   if (wait_change(c, &sh->generation, gen, now_ms() + (double)c->timeout_ms)) return RS_OK;
   int was_broken = atomic_exchange(&sh->broken, 1);
+  if (c->dead_rank >= 0)
+    return rs_fail(RS_ERR_NOT_READY, "%s: rank %d (process %d) has exited; the communicator is broken: destroy it",
+                   during, c->dead_rank, (int)c->ranks[c->dead_rank].pid);
   if (was_broken)
     return rs_fail(RS_ERR_NOT_READY, "%s: another rank of the communicator timed out or failed: destroy it", during);
   return rs_fail(RS_ERR_NOT_READY,
@@ -103,6 +133,9 @@ static rs_status join(sim_comm *c, const char *who) {
     if (j >= c->nranks) return RS_OK;
     if (wait_change(c, (_Atomic uint32_t *)&c->sh->joined, (uint32_t)j, deadline)) continue;
     atomic_store(&c->sh->broken, 1);
+    if (c->dead_rank >= 0)
+      return rs_fail(RS_ERR_NOT_READY, "%s: rank %d (process %d) exited before the others joined", who, c->dead_rank,
+                     (int)c->ranks[c->dead_rank].pid);
     return rs_fail(RS_ERR_NOT_READY,
                    "%s: timed out after %lld ms waiting for the other ranks to join (%d of %d joined; "
                    "RESIDENT_COMM_TIMEOUT)",
@@ -149,6 +182,7 @@ rs_status sim_comm_open(void **out, rs_backend *const *bes, int nlocal, int nran
   c->first = first;
   c->nlocal = nlocal;
   c->timeout_ms = timeout_ms;
+  c->dead_rank = -1;
   for (int i = 0; i < nlocal && i < 64; i++) c->bes[i] = bes[i];
   rs_status st = RS_OK;
   if (id) {

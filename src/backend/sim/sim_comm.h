@@ -48,6 +48,7 @@ typedef struct sim_comm {
   int nranks, first, nlocal;
   int64_t timeout_ms;
   uint64_t seq;
+  int dead_rank; /* a rank whose process was found gone while waiting, else -1 */
   rs_backend *bes[64];
 } sim_comm;
 
