@@ -7,6 +7,7 @@ static const char *rs_entry_kind_name(rs_entry_kind kind) {
     case RS_ENTRY_WAIT: return "wait";
     case RS_ENTRY_PREFETCH: return "prefetch";
     case RS_ENTRY_GRAPH: return "graph";
+    case RS_ENTRY_COLLECTIVE: return "collective";
   }
   return "unknown";
 }
@@ -25,6 +26,7 @@ rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx, int64_t first) {
     st = rs_ledger_entry_at(ctx, skip + i, &e);
     if (st != RS_OK) break;
     int copy = e.kind == RS_ENTRY_COPY, moves = copy || e.kind == RS_ENTRY_PREFETCH;
+    int sends = moves || e.kind == RS_ENTRY_COLLECTIVE; /* a collective's bytes: what this rank sent */
     rs_json_object(j, NULL);
     rs_json_int(j, "index", dropped + i + 1);
     rs_json_string(j, "kind", rs_entry_kind_name(e.kind));
@@ -33,7 +35,7 @@ rs_status rs_json_ledger_entries(rs_json *j, rs_context *ctx, int64_t first) {
       rs_json_bool(j, "implicit", e.implicit);
     else
       rs_json_null(j, "implicit");
-    if (moves)
+    if (sends)
       rs_json_int(j, "bytes", (long long)e.bytes);
     else
       rs_json_null(j, "bytes");
@@ -78,5 +80,7 @@ void rs_json_ledger_stats(rs_json *j, const rs_ledger_stats *s) {
   rs_json_number(j, "kernel_host_ms", s->kernel_host_ms);
   rs_json_int(j, "waits", s->waits);
   rs_json_number(j, "wait_ms", s->wait_ms);
+  rs_json_int(j, "collectives", s->collectives); /* issue 19: bytes this rank sent */
+  rs_json_int(j, "collective_bytes", s->collective_bytes);
   rs_json_end(j);
 }

@@ -14,6 +14,7 @@
 #include "cli/measure.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/pipeline_devices.h"
 #include "cli/pipeline_kernel.h"
 #include "cli/progress.h"
 #include "resident.h"
@@ -34,6 +35,7 @@ typedef struct {
   long chunks, streams; /* streamed; RS_STREAMED_AUTO = chosen */
   const char *html;  /* --html page, or NULL */
   const char *trace; /* --trace file, or NULL */
+  long devices;      /* --devices: 0 one device, -1 all, else how many (cli/pipeline_devices.c) */
 } rs_pipe_opts;
 
 static void rs_pipe_usage(FILE *f) {
@@ -59,7 +61,10 @@ static void rs_pipe_usage(FILE *f) {
           "  --json[=FILE]      every ledger entry and the summary as JSON (docs/cli-json.md), on\n"
           "                     stdout or into FILE\n"
           "  --html FILE        the runs as timelines in one self-contained page (open it in a browser)\n"
-          "  --trace FILE       the runs as a Trace Event Format file (ui.perfetto.dev, chrome://tracing)\n");
+          "  --trace FILE       the runs as a Trace Event Format file (ui.perfetto.dev, chrome://tracing)\n"
+          "  --devices all|N    data parallel (the explicit style): the array split over all (or N) devices,\n"
+          "                     each part copied in once, run there and copied back, the part sums all-reduced;\n"
+          "                     the copies shown per device (the simulator has RESIDENT_SIM_DEVICES)\n");
 }
 
 static int rs_pipe_bad(const char *fmt, const char *value) {
@@ -73,7 +78,7 @@ static int rs_pipe_bad(const char *fmt, const char *value) {
 /* 0 on success, else the exit status. */
 static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
   *o = (rs_pipe_opts){3, 100000000, RS_FLOAT32, 1, 1, 0, 0, RS_BACKEND_AUTO, RS_DEFAULT_PCIE_GBS, 40, {.command = "pipeline"},
-                      RS_STREAMED_AUTO, RS_STREAMED_AUTO, NULL, NULL};
+                      RS_STREAMED_AUTO, RS_STREAMED_AUTO, NULL, NULL, 0};
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     const char *v;
@@ -113,6 +118,9 @@ static int rs_pipe_parse(rs_pipe_opts *o, int argc, char **argv) {
       o->html = v;
     } else if ((v = rs_opt_value(argc, argv, &i, "--trace", &missing))) {
       o->trace = v;
+    } else if ((v = rs_opt_value(argc, argv, &i, "--devices", &missing))) {
+      if (strcmp(v, "all") == 0) o->devices = -1;
+      else if (rs_opt_int(&o->devices, v, 1, 64)) return rs_pipe_bad("--devices: %s, or 'all'", rs_last_error());
     } else if ((v = rs_opt_value(argc, argv, &i, "--show", &missing))) {
       if (rs_opt_int(&o->show, v, 2, 1000000)) return rs_pipe_bad("--show: %s", rs_last_error());
     } else if (missing) {
@@ -182,7 +190,8 @@ static void rs_pipe_print_sequence(FILE *out, rs_context *ctx, long show, int64_
                      : e.kind == RS_ENTRY_KERNEL   ? "kernel"
                      : e.kind == RS_ENTRY_WAIT     ? "wait"
                      : e.kind == RS_ENTRY_PREFETCH ? "prefetch"
-                                                   : "graph";
+                     : e.kind == RS_ENTRY_GRAPH    ? "graph"
+                                                   : "collective";
     fprintf(out, "  %5lld  %-6s %-4s %-9s", (long long)(dropped + i + 1), op,
            e.kind == RS_ENTRY_COPY ? rs_direction_name(e.dir) : "", e.kind == RS_ENTRY_COPY ? (e.implicit ? "implicit" : "explicit") : "");
     if (e.kind == RS_ENTRY_COPY)
@@ -346,6 +355,7 @@ int rs_cmd_pipeline(int argc, char **argv) {
   int parsed = rs_pipe_parse(&o, argc, argv);
   if (parsed) return parsed < 0 ? 0 : parsed;
   /* every output path is checked before any work */
+  if (o.devices && (o.html || o.trace)) return rs_pipe_bad("%s: not with --devices (one timeline per device)", o.html ? "--html" : "--trace");
   if (o.trace && rs_cli_check_writable("pipeline", "the --trace file", o.trace)) return 2;
   rs_pipe_html page = {0};
   if (o.html && rs_pipe_html_open(&page, o.html)) return 2;
@@ -353,6 +363,12 @@ int rs_cmd_pipeline(int argc, char **argv) {
   if (bad) {
     rs_pipe_html_close(&page);
     return bad;
+  }
+  if (o.devices) { /* data parallel over several devices: its own report */
+    rs_pipe_dev_opts d = {o.backend, o.devices, o.kernels, o.bytes, o.dtype, o.pinned, o.bandwidth};
+    int code = rs_pipe_devices(&d, &o.out);
+    rs_pipe_html_close(&page);
+    return rs_cli_output_close(&o.out) && code == 0 ? 1 : code;
   }
   FILE *out = o.out.text;
   rs_json *j = o.out.json.f ? &o.out.json : NULL;

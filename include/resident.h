@@ -41,6 +41,13 @@
  *     and on CUDA every copy, kernel, wait and scope is an NVTX range in the domain
  *     "resident", so Nsight Systems shows resident's names (nothing is done when no
  *     profiler is attached).
+ *   - Collectives (resident/collective.h): a communicator (rs_comm) over the contexts of
+ *     several devices in one process (rs_comm_create) or over processes, one device each,
+ *     joined by an id the caller hands round (rs_comm_unique_id, rs_comm_init_rank);
+ *     rs_comm_all_reduce (sum, prod, min, max, mean), rs_comm_reduce_scatter,
+ *     rs_comm_all_gather, rs_comm_broadcast and rs_comm_send_recv on arrays, one per local
+ *     rank, through NCCL on CUDA (loaded at run time) and shared memory on the simulator;
+ *     each is a collective entry in the ledger; rs_comm_get_info and rs_comm_destroy.
  *   - rs_benchmark (resident/bench.h) times a function honestly: warm-up excluded, host
  *     time with synchronization, device time from events, and the copies inside.
  *   - Array operations (resident/ops.h, reduce.h, sort.h, random.h, linalg.h) are
@@ -176,6 +183,11 @@
  *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads of those copies, each
  *                                                           with two 2 MiB pinned buffers
  *                                                           (default 0 = min(cores, 8))
+ *   RESIDENT_COMM_TIMEOUT     count 1 to 86400             seconds a collective or a new
+ *                                                           communicator waits for the other
+ *                                                           ranks before failing with
+ *                                                           RS_ERR_NOT_READY (default 300;
+ *                                                           resident/collective.h)
  *   RESIDENT_TRACE            a path of printable          each context writes its trace
  *                             characters under 1024        there when destroyed
  *                             bytes; %p = process id,      (resident/trace.h); the path is
@@ -209,5 +221,6 @@
 #include "resident/graph.h"
 #include "resident/trace.h"
 #include "resident/manip.h"
+#include "resident/collective.h" /* collectives over devices (issue 19) */
 
 #endif

@@ -142,5 +142,8 @@ run() { echo "== $* =="; "$@"; echo; }
   run "$B/resident" bench --plot "$OUT/sweep.svg"
   run python3 bench/host_ops.py "$B/bench/host_ops" --rounds 2
 } > "$OUT/bench-ops.log" 2>&1
-cat "$OUT/bench-1.log" "$OUT/bench-ops.log"
+{ # collectives (issue 19): peer copy and all-reduce beside cudaMemcpyPeer and raw NCCL
+  run "$B/bench/collective" --size 1024 --repeat 7
+} > "$OUT/bench-collective.log" 2>&1
+cat "$OUT/bench-1.log" "$OUT/bench-ops.log" "$OUT/bench-collective.log"
 exit 0

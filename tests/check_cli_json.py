@@ -114,6 +114,27 @@ for p in w["points"]:
     check(p["host_ms"] > 0 and p["device_ms"] > 0 and p["result_ok"] is True, f"bench point {p}")
     check(abs(p["speedup"] - p["host_ms"] / p["device_ms"]) < 1e-6 * p["speedup"], "bench speedup")
 
+# pipeline --devices all (issue 19): one part per device, one H2D and one collective each
+ENV3 = dict(ENV, RESIDENT_SIM_DEVICES="3")
+p = subprocess.run([CLI, "pipeline", "--devices", "all", "--size", "3MB", "--kernels", "2", "--json"], env=ENV3,
+                   capture_output=True, text=True, timeout=300)
+check(p.returncode == 0 and p.stderr == "", f"pipeline --devices all --json: exit {p.returncode}: {p.stderr}")
+d = json.loads(p.stdout)
+keys(d, ["schema", "version", "backend", "kernels", "elements", "dtype", "device_count", "wall_ms", "sum",
+         "reference_sum", "result_ok", "devices", "copies", "bytes"], "pipeline --devices")
+check(d["schema"] == "resident.pipeline.devices/1" and d["device_count"] == 3, "pipeline --devices: schema, 3 devices")
+check(d["result_ok"] is True and abs(d["sum"] - d["reference_sum"]) <= 1e-4 * abs(d["reference_sum"]),
+      "pipeline --devices: the all-reduced sum")
+check([x["device"] for x in d["devices"]] == [0, 1, 2], "pipeline --devices: devices in order")
+for x in d["devices"]:
+    keys(x, ["device", "name", "copies", "bytes", "collectives", "collective_bytes", "stats", "entries"], "device")
+    h2d = [e for e in x["entries"] if e["kind"] == "copy" and e["direction"] == "H2D"]
+    check(len(h2d) == 1 and h2d[0]["bytes"] == 1000000, f"device {x['device']}: one H2D of its third")
+    coll = [e for e in x["entries"] if e["kind"] == "collective"]
+    check(x["collectives"] == 1 and len(coll) == 1 and coll[0]["cause"] == "rs_comm_all_reduce",
+          f"device {x['device']}: one collective entry")
+check(d["copies"] == sum(x["copies"] for x in d["devices"]), "pipeline --devices: copies add up")
+
 # --json=FILE: the file gets the JSON, stdout keeps the report
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "info.json")

@@ -1370,6 +1370,59 @@ static void case_manip(fx *f) {
   BAD(rs_astype_copy(&o, f->dead, RS_FLOAT32, 0, NULL));
   BAD(rs_astype_copy(&o, f->d, BAD_DT, 0, NULL));
   for (int i = 0; i < 4; i++) CHECK_MSG(outs[i] == NULL, "outs[%d] set by a failed call", i);
+/* collective.h (issue 19): a comm of the fixture's context alone (where NCCL is missing on
+ * CUDA only the calls without a comm are tried). */
+static void case_collective(fx *f) {
+  rs_comm *cm = NULL;
+  rs_comm_id id;
+  rs_context *one[1] = {f->ctx}, *none[1] = {NULL};
+  int n = 0, to[1] = {5};
+  BAD(rs_comm_create(NULL, one, 1));
+  BAD(rs_comm_create(&cm, NULL, 1));
+  BAD(rs_comm_create(&cm, one, 0));
+  BAD(rs_comm_create(&cm, one, 65));
+  BAD(rs_comm_create(&cm, none, 1));
+  EXPECT(cm == NULL);
+  BAD(rs_comm_unique_id(RS_BACKEND_SIM, NULL));
+  BAD(rs_comm_unique_id((rs_backend_kind)99, &id));
+  memset(&id, 0, sizeof id);
+  BAD(rs_comm_init_rank(NULL, f->ctx, 1, 0, &id));
+  BAD(rs_comm_init_rank(&cm, NULL, 1, 0, &id));
+  BAD(rs_comm_init_rank(&cm, f->ctx, 1, 0, NULL));
+  BAD(rs_comm_init_rank(&cm, f->ctx, 0, 0, &id));
+  BAD(rs_comm_init_rank(&cm, f->ctx, 2, 2, &id));
+  BAD(rs_comm_init_rank(&cm, f->ctx, 2, -1, &id));
+  BAD(rs_comm_init_rank(&cm, f->ctx, 1, 0, &id)); /* an id of zeros: garbled */
+  EXPECT(cm == NULL);
+  EXPECT(rs_comm_destroy(NULL) == RS_OK);
+  BAD(rs_comm_get_info(NULL, &n, &n, &n));
+  const rs_array *sd[1] = {f->d};
+  rs_array *rd[1] = {f->d};
+  BAD(rs_comm_all_reduce(NULL, sd, rd, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_reduce_scatter(NULL, sd, rd, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_all_gather(NULL, sd, rd, NULL));
+  BAD(rs_comm_broadcast(NULL, rd, 0, NULL));
+  BAD(rs_comm_send_recv(NULL, sd, to, rd, to, NULL));
+  if (rs_comm_create(&cm, one, 1) != RS_OK) return; /* CUDA without NCCL */
+  const rs_array *dead[1] = {f->dead}, *foreign[1] = {f->fd}, *host[1] = {f->h}, *nul[1] = {NULL};
+  BAD(rs_comm_all_reduce(cm, NULL, rd, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_all_reduce(cm, nul, rd, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_all_reduce(cm, dead, rd, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_all_reduce(cm, foreign, rd, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_all_reduce(cm, host, rd, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_all_reduce(cm, sd, rd, (rs_reduce_op)99, NULL));
+  BAD(rs_comm_all_reduce(cm, sd, rd, RS_REDUCE_SUM, &f->dead_s));
+  BAD(rs_comm_all_reduce(cm, sd, rd, RS_REDUCE_SUM, &f->fs)); /* another context's stream */
+  BAD(rs_comm_reduce_scatter(cm, sd, NULL, RS_REDUCE_SUM, NULL));
+  BAD(rs_comm_all_gather(cm, foreign, rd, NULL));
+  BAD(rs_comm_broadcast(cm, rd, 1, NULL));
+  BAD(rs_comm_broadcast(cm, NULL, 0, NULL));
+  BAD(rs_comm_send_recv(cm, sd, NULL, rd, to, NULL));
+  BAD(rs_comm_send_recv(cm, sd, to, NULL, NULL, NULL));
+  EXPECT(rs_comm_destroy(cm) == RS_OK);
+  BAD(rs_comm_destroy(cm));
+  BAD(rs_comm_get_info(cm, &n, NULL, NULL));
+  BAD(rs_comm_all_reduce(cm, sd, rd, RS_REDUCE_SUM, NULL));
 }
 
 /* ---- every public function and the case that calls it ---------------------------------- */
@@ -1674,6 +1727,17 @@ static const struct {
     {"rs_triu", case_manip},
     {"rs_triu_into", case_manip},
     {"rs_astype_copy", case_manip},
+    /* collectives (issue 19) */
+    {"rs_comm_create", case_collective},
+    {"rs_comm_unique_id", case_collective},
+    {"rs_comm_init_rank", case_collective},
+    {"rs_comm_destroy", case_collective},
+    {"rs_comm_get_info", case_collective},
+    {"rs_comm_all_reduce", case_collective},
+    {"rs_comm_reduce_scatter", case_collective},
+    {"rs_comm_all_gather", case_collective},
+    {"rs_comm_broadcast", case_collective},
+    {"rs_comm_send_recv", case_collective},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

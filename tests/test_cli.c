@@ -567,6 +567,41 @@ static void test_bandwidth_errors_on_stderr(rs_context *ctx) {
   cli_free(&r);
 }
 
+/* ---- pipeline --devices (issue 19): the copies per device, the all-reduced result ----- */
+
+static void test_pipeline_devices(rs_context *ctx) {
+  (void)ctx;
+  cli_run r;
+  CHECK_RUN(r, "RESIDENT_SIM_DEVICES=3", "pipeline --devices all --size 3MB --kernels 2 --backend sim");
+  CHECK_OUT(r, r.status == 0, "exit status %d", r.status);
+  CHECK_OUT(r, strstr(r.out, "split over 3 devices") != NULL, "the header names 3 devices");
+  for (int d = 0; d < 3; d++) {
+    char want[64];
+    snprintf(want, sizeof want, "== device %d: ", d);
+    const char *sec = strstr(r.out, want);
+    CHECK_OUT(r, sec != NULL, "no section for device %d", d);
+    /* each device's part: one H2D copy of a third of the array, then one collective */
+    const char *h2d = sec ? strstr(sec, "H2D explicit") : NULL;
+    long count = 0;
+    double mb = 0;
+    CHECK_OUT(r, h2d && sscanf(h2d, "H2D explicit %ld %lf MB", &count, &mb) == 2 && count == 1 && mb > 0.99 && mb < 1.01,
+              "device %d: H2D line (count %ld, %.2f MB)", d, count, mb);
+    CHECK_OUT(r, sec && strstr(sec, "collectives             1") != NULL, "device %d: one collective", d);
+  }
+  CHECK_OUT(r, strstr(r.out, "(all-reduced)") && strstr(r.out, ": OK ("), "the all-reduced sum checks out");
+  cli_free(&r);
+  CHECK_RUN(r, "RESIDENT_SIM_DEVICES=2", "pipeline --devices 3 --size 1MB --backend sim");
+  CHECK_OUT(r, r.status == 2, "exit status %d for 3 of 2 devices", r.status);
+  CHECK_OUT(r, strstr(r.out, "--devices 3") && strstr(r.out, "2 devices"), "the message names the request and the count");
+  cli_free(&r);
+  CHECK_RUN(r, "", "pipeline --devices 0 --backend sim");
+  CHECK_OUT(r, r.status == 2, "exit status %d for --devices 0", r.status);
+  cli_free(&r);
+  CHECK_RUN(r, "", "pipeline --devices all --html /tmp/x.html --backend sim");
+  CHECK_OUT(r, r.status == 2 && strstr(r.out, "not with --devices"), "exit status %d for --devices with --html", r.status);
+  cli_free(&r);
+}
+
 static const rs_test_case tests[] = {
     RS_TEST(test_pipeline_both),
     RS_TEST(test_pipeline_implicit_pinned_f64),
@@ -584,6 +619,7 @@ static const rs_test_case tests[] = {
     RS_TEST(test_bench_sizes_strict),
     RS_TEST(test_bandwidth_sizes_strict),
     RS_TEST(test_bandwidth_errors_on_stderr),
+    RS_TEST(test_pipeline_devices), /* issue 19 */
 };
 
 int main(int argc, char **argv) {

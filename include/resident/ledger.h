@@ -59,7 +59,8 @@ typedef enum rs_entry_kind {
   RS_ENTRY_KERNEL = 1,
   RS_ENTRY_WAIT = 2,
   RS_ENTRY_PREFETCH = 3,
-  RS_ENTRY_GRAPH = 4
+  RS_ENTRY_GRAPH = 4,
+  RS_ENTRY_COLLECTIVE = 5 /* a collective of resident/collective.h: bytes this rank sent */
 } rs_entry_kind;
 
 typedef struct rs_ledger_entry {
@@ -101,6 +102,12 @@ typedef struct rs_ledger_stats {
   int64_t graphs;         /* graph replays (their copies and kernels are in the counts above) */
   double graph_host_ms;   /* host time of the replays' launches */
   double graph_device_ms; /* device time of the replays, where timed */
+  /* collectives (resident/collective.h), not in the copy totals: count, bytes sent by this
+   * context's rank, host time, device time where copies are timed */
+  int64_t collectives;
+  int64_t collective_bytes;
+  double collective_host_ms;
+  double collective_device_ms;
 } rs_ledger_stats;
 
 /* Sums over directions and kinds (implicit: -1 both, 0 explicit, 1 implicit). A NULL s

@@ -17,6 +17,7 @@ from ._resident import (ndarray, ResidentError, TransferRefused, OutOfMemoryErro
 from ._ledger import ledger, Ledger, transfer_guard, benchmark, BenchmarkResult
 from ._kernel import RawKernel, Stream
 from . import linalg, random, testing
+from ._comm import Comm, comm_unique_id  # collectives between processes (issue 19)
 from ._api import (__array_api_version__, bool, int8, int16, int32, int64, uint8, uint16,  # noqa: A004
                    uint32, uint64, float16, float32, float64, complex64, complex128, e, pi, inf,
                    nan, newaxis, isdtype, result_type, can_cast, finfo, iinfo, reshape,
@@ -31,6 +32,6 @@ __version__ = _resident.library_version()
 
 __all__ = ["ndarray", "asarray", "from_dlpack", "ledger", "transfer_guard", "benchmark",
            "RawKernel", "Stream", "linalg", "random", "testing", "ResidentError",
-           "TransferRefused", "OutOfMemoryError"] + list(ufunc_names)
+           "TransferRefused", "OutOfMemoryError", "Comm", "comm_unique_id"] + list(ufunc_names)
 __all__ += ["concat", "stack", "unstack", "flip", "roll", "repeat", "tile", "moveaxis",  # manip (issue 18)
             "broadcast_to", "broadcast_arrays", "meshgrid", "tril", "triu"]

@@ -118,7 +118,7 @@ static PyObject *f_ledger_entries(PyObject *m, PyObject *args) {
   for (int64_t i = start; i < count; i++) {
     rs_ledger_entry e;
     if (rs_py_check(rs_ledger_entry_at(ctx, i, &e))) goto fail;
-    static const char *const kinds[] = {"copy", "kernel", "wait", "prefetch", "graph"};
+    static const char *const kinds[] = {"copy", "kernel", "wait", "prefetch", "graph", "collective"};
     const char *kind = (unsigned)e.kind < sizeof kinds / sizeof kinds[0] ? kinds[e.kind] : "unknown";
     int has_dir = e.kind == RS_ENTRY_COPY || e.kind == RS_ENTRY_PREFETCH;
     PyObject *d = Py_BuildValue("{s:s,s:s,s:O,s:n,s:s,s:i,s:d,s:d,s:d}", "kind", kind, "direction",

@@ -439,7 +439,8 @@ PyMODINIT_FUNC PyInit__resident(void) {
       rs_add_functions(m, rs_py_reduce_functions) < 0 || rs_add_functions(m, rs_py_create_functions) < 0 ||
       rs_add_functions(m, rs_py_interop_functions) < 0 || rs_add_functions(m, rs_py_ledger_functions) < 0 ||
       rs_add_functions(m, rs_py_kernel_functions) < 0 ||
-      rs_add_functions(m, rs_py_expr_functions) < 0)
+      rs_add_functions(m, rs_py_expr_functions) < 0 ||
+      rs_add_functions(m, rs_py_comm_functions) < 0) /* collectives (issue 19) */
     goto fail;
   if (rs_add_functions(m, rs_py_manip_functions) < 0) goto fail; /* manip (issue 18) */
   if (rs_py_ops_init(m) < 0) goto fail;

@@ -90,5 +90,7 @@ extern PyMethodDef rs_py_kernel_functions[];
 
 /* ops_manip.c: manipulation and creation to the array API standard (issue 18) */
 extern PyMethodDef rs_py_manip_functions[];
+/* comm.c: collectives between processes (resident/_comm.py) */
+extern PyMethodDef rs_py_comm_functions[];
 
 #endif

@@ -32,6 +32,7 @@ extern "C" {
 #endif
 
 typedef struct rs_backend rs_backend; /* private to each backend */
+struct rs_be_collective; /* below */
 
 typedef enum rs_copy_dir {
   RS_DIR_H2D = 0,
@@ -57,7 +58,8 @@ typedef enum rs_range_kind {
   RS_RANGE_WAIT = 6,
   RS_RANGE_SCOPE = 7,
   RS_RANGE_PREFETCH = 8, /* managed memory moved (rs_array_prefetch) */
-  RS_RANGE_GRAPH = 9     /* a graph replay */
+  RS_RANGE_GRAPH = 9,    /* a graph replay */
+  RS_RANGE_COLLECTIVE = 10 /* a collective (resident/collective.h) */
 } rs_range_kind;
 
 typedef struct rs_backend_vtable {
@@ -182,7 +184,49 @@ typedef struct rs_backend_vtable {
   /* a range that may end on another thread (ledger scopes); 0 when none was opened */
   uint64_t (*range_start)(rs_range_kind kind, const char *what);
   void (*range_end)(uint64_t id);
+
+  /* ---- collectives (resident/collective.h; appended, NULL where a backend has none) ---- */
+  /* a fresh id of RS_BE_COMM_ID_BYTES for comm_open */
+  rs_status (*comm_unique_id)(unsigned char *id);
+  /* join a communicator of nranks as ranks first_rank .. first_rank+nlocal-1 on the
+   * contexts bes[0..nlocal-1] (distinct devices); id NULL: every rank is local (one
+   * process). Waits at most timeout_ms for the others. *out: the backend's comm. */
+  rs_status (*comm_open)(void **out, rs_backend *const *bes, int nlocal, int nranks, int first_rank,
+                         const unsigned char *id, int64_t timeout_ms);
+  /* free it (abort where broken); queued work completes or is abandoned by the library */
+  void (*comm_close)(void *comm);
+  /* one collective, all local ranks (checked above: counts, dtypes, ranks) */
+  rs_status (*comm_run)(void *comm, const struct rs_be_collective *c);
 } rs_backend_vtable;
+
+#define RS_BE_COMM_ID_BYTES 256 /* = RS_COMM_ID_BYTES; each backend tags its own */
+
+typedef enum rs_be_coll_kind {
+  RS_COLL_ALL_REDUCE = 0,
+  RS_COLL_REDUCE_SCATTER = 1,
+  RS_COLL_ALL_GATHER = 2,
+  RS_COLL_BROADCAST = 3,
+  RS_COLL_SEND_RECV = 4
+} rs_be_coll_kind;
+
+/* One collective for comm_run. count: elements of send (all-reduce, all-gather,
+ * broadcast) or of recv (reduce-scatter); send/recv: counts per local rank. Arrays hold
+ * one entry per local rank: device pointers (NULL: nothing to send or receive), native
+ * streams. op: rs_reduce_op. */
+typedef struct rs_be_collective {
+  rs_be_coll_kind kind;
+  rs_dtype dtype;
+  int op;
+  int root;
+  int64_t count;
+  int nlocal;
+  const void *const *send;
+  void *const *recv;
+  void *const *streams;
+  const int *send_to, *recv_from;        /* send/recv: peer ranks, -1 none */
+  const int64_t *send_count, *recv_count; /* send/recv: elements */
+  const char *what;                       /* the public call, for messages */
+} rs_be_collective;
 
 /* Bytes of a backend's interprocess memory handle (a cudaIpcMemHandle_t is 64). */
 #define RS_BE_IPC_BYTES 64

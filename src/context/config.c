@@ -163,6 +163,10 @@ rs_status rs_config_from_env(rs_config *cfg) {
   threads = 0;
   RS_TRY(rs_env_count("RESIDENT_HOST_THREADS", 0, RS_HOST_MAX_THREADS, &threads));
   cfg->host_threads = (int)threads;
+  /* collectives (resident/collective.h): the longest wait for the other ranks */
+  int64_t comm_timeout = 300;
+  RS_TRY(rs_env_count("RESIDENT_COMM_TIMEOUT", 1, 86400, &comm_timeout));
+  cfg->comm_timeout_s = (int)comm_timeout;
   RS_TRY(rs_config_ledger(cfg));
   RS_TRY(rs_config_cache_dir(cfg));
   /* RESIDENT_CACHE_MAX: the disk cache's size; off (none, 0) for no limit */

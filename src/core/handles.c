@@ -19,6 +19,7 @@ static const struct {
     {RS_MAGIC_EVENT, "event", RS_ERR_DESTROYED, "was destroyed"},
     {RS_MAGIC_KERNEL, "kernel", RS_ERR_DESTROYED, "was destroyed"},
     {RS_MAGIC_GRAPH, "graph", RS_ERR_DESTROYED, "was destroyed"},
+    {RS_MAGIC_COMM, "communicator", RS_ERR_DESTROYED, "was destroyed"},
 };
 
 rs_status rs_handle_check(const void *object, uint32_t magic, const char *who) {

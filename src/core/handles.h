@@ -40,6 +40,7 @@
 #define RS_MAGIC_EVENT 0x45564E54u  /* "EVNT" */
 #define RS_MAGIC_KERNEL 0x4B524E4Cu /* "KRNL" */
 #define RS_MAGIC_GRAPH 0x47524150u  /* "GRAP" */
+#define RS_MAGIC_COMM 0x434F4D4Du   /* "COMM": collectives (src/ops/collective.c) */
 
 #define RS_HANDLE_VIEWS 16u
 

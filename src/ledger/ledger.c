@@ -142,12 +142,19 @@ static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
       s->graphs++;
       s->graph_host_ms += e->host_ms;
       break;
+    case RS_ENTRY_COLLECTIVE:
+      s->collectives++;
+      s->collective_bytes += (int64_t)e->bytes;
+      s->collective_host_ms += e->host_ms;
+      break;
   }
 }
 
 static void rs_stats_add_device(rs_ledger_stats *s, const rs_pending_timing *p, double ms) {
   if (p->kind == RS_ENTRY_GRAPH)
     s->graph_device_ms += ms;
+  else if (p->kind == RS_ENTRY_COLLECTIVE)
+    s->collective_device_ms += ms;
   else if (p->kind == RS_ENTRY_KERNEL)
     s->kernel_device_ms += ms;
   else if (p->kind == RS_ENTRY_PREFETCH)
@@ -321,6 +328,23 @@ void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_devic
   e.bytes = bytes;
   e.arg = -1;
   snprintf(e.cause, sizeof e.cause, "%s", cause);
+  rs_ledger_timed_end(ctx, token, &e, stream);
+}
+
+/* Collectives are timed with the copies: they move bytes between devices. */
+rs_ledger_token rs_ledger_collective_begin(rs_context *ctx, const char *name, void *stream) {
+  if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_COLLECTIVE, 0, name, -1);
+  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
+}
+
+void rs_ledger_collective_end(rs_context *ctx, rs_ledger_token token, const char *name, size_t bytes, void *stream) {
+  rs_ledger_entry e;
+  memset(&e, 0, sizeof e);
+  e.kind = RS_ENTRY_COLLECTIVE;
+  e.dir = RS_P2P;
+  e.bytes = bytes;
+  e.arg = -1;
+  snprintf(e.cause, sizeof e.cause, "%s", name);
   rs_ledger_timed_end(ctx, token, &e, stream);
 }
 

@@ -65,6 +65,10 @@ void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_devic
                             void *stream);
 /* A graph replay (resident/graph.h): one entry, its contents (what the capture counted)
  * added to the totals and open scopes; device time from events when timing is on. */
+/* A collective (resident/collective.h) on one local rank's stream: bytes it sends. */
+rs_ledger_token rs_ledger_collective_begin(rs_context *ctx, const char *name, void *stream);
+void rs_ledger_collective_end(rs_context *ctx, rs_ledger_token token, const char *name, size_t bytes, void *stream);
+
 rs_status rs_ledger_graph_begin(rs_context *ctx, void *stream, rs_ledger_token *token);
 void rs_ledger_graph_end(rs_context *ctx, rs_ledger_token token, const rs_capture *contents, void *stream);
 /* Forget a token whose work was never queued (its launch failed). */

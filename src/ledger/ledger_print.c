@@ -50,6 +50,12 @@ rs_status rs_ledger_print(const rs_ledger_stats *s, double wall_ms, double bandw
     rs_print_bytes(f, (double)s->prefetch_bytes[to_device]);
     fprintf(f, " %9.3f ms  (managed pages, not copies)\n", dev > 0 ? dev : s->prefetch_host_ms[to_device]);
   }
+  if (s->collectives > 0) { /* bytes this rank sent to the others, not copies of its own */
+    fprintf(f, "  %-18s %6lld ", "collectives", (long long)s->collectives);
+    rs_print_bytes(f, (double)s->collective_bytes);
+    fprintf(f, " %9.3f ms  (sent to other devices)\n",
+            s->collective_device_ms > 0 ? s->collective_device_ms : s->collective_host_ms);
+  }
   double kernel_ms = s->kernel_device_ms > 0 ? s->kernel_device_ms : s->kernel_host_ms;
   fprintf(f, "  %-18s %6lld %11s %9.3f ms\n", "kernels", (long long)s->kernels, "", kernel_ms);
   fprintf(f, "  %-18s %6lld %11s %9.3f ms\n", "host waits", (long long)s->waits, "", s->wait_ms);

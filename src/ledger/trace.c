@@ -124,6 +124,11 @@ static void entry_event(rs_tracer *t, const rs_ledger_entry *e) {
     cname = "rail_response";
     n += snprintf(args + n, sizeof args - (size_t)n, ",\"bytes\":%zu,\"copies\":%lld,\"kernels\":%lld", e->bytes,
                   (long long)e->graph_copies, (long long)e->graph_kernels);
+  } else if (e->kind == RS_ENTRY_COLLECTIVE) {
+    snprintf(name, sizeof name, "collective: %s", cause);
+    cat = "collective";
+    cname = "thread_state_running";
+    n += snprintf(args + n, sizeof args - (size_t)n, ",\"bytes\":%zu", e->bytes);
   } else {
     snprintf(name, sizeof name, "wait: %s", cause);
     cat = "wait";

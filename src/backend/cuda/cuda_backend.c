@@ -121,4 +121,9 @@ const rs_backend_vtable rs_cuda_vtable = {
     .range_start = rs_cuda_range_start,
     .range_end = rs_cuda_range_end,
 #endif
+    /* collectives (cuda_nccl.c) */
+    .comm_unique_id = rs_cuda_comm_unique_id,
+    .comm_open = rs_cuda_comm_open,
+    .comm_close = rs_cuda_comm_close,
+    .comm_run = rs_cuda_comm_run,
 };

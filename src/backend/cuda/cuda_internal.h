@@ -51,6 +51,12 @@ rs_status rs_cuda_device_count(int *out);
 rs_status rs_cuda_copy_peer_async(rs_backend *dst_b, void *dst, rs_backend *src_b, const void *src, size_t bytes,
                                   void *stream, int *direct);
 rs_status rs_cuda_device_props(int device, const rs_config *cfg, rs_device_props *out);
+/* collectives through NCCL, loaded at run time (cuda_nccl.c) */
+rs_status rs_cuda_comm_unique_id(unsigned char *id);
+rs_status rs_cuda_comm_open(void **out, rs_backend *const *bes, int nlocal, int nranks, int first,
+                            const unsigned char *id, int64_t timeout_ms);
+void rs_cuda_comm_close(void *comm);
+rs_status rs_cuda_comm_run(void *comm, const rs_be_collective *c);
 rs_status rs_cuda_version(char *buf, size_t len);
 
 rs_status rs_cuda_device_alloc(rs_backend *b, size_t bytes, void **out);

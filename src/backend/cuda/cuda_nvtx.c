@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <nvtx3/nvToolsExt.h>
 
-#define RS_NVTX_KINDS 10
+#define RS_NVTX_KINDS 11
 
 static nvtxDomainHandle_t rs_nvtx_domain;
 static pthread_once_t rs_nvtx_once = PTHREAD_ONCE_INIT;
@@ -26,9 +26,11 @@ static const uint32_t rs_nvtx_colour[RS_NVTX_KINDS][2] = {
     {0xff90a4ae, 0xff90a4ae}, /* scope */
     {0xff6d4c41, 0xff6d4c41}, /* prefetch */
     {0xffd81b60, 0xffd81b60}, /* graph replay */
+    {0xff00acc1, 0xff00acc1}, /* collective */
 };
 static const char *const rs_nvtx_category[RS_NVTX_KINDS] = {
-    "copy H2D", "copy D2H", "copy D2D", "copy H2H", "copy P2P", "kernel", "wait", "scope", "prefetch", "graph"};
+    "copy H2D", "copy D2H", "copy D2D", "copy H2H", "copy P2P", "kernel", "wait", "scope", "prefetch", "graph",
+    "collective"};
 
 static void rs_nvtx_init(void) {
   rs_nvtx_domain = nvtxDomainCreateA("resident");

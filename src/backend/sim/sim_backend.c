@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "backend/sim/sim_comm.h"
 #include "backend/sim/sim_async_alloc.h"
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
@@ -212,4 +213,9 @@ const rs_backend_vtable rs_sim_vtable = {
     .graph_end = sim_graph_end,
     .graph_launch = sim_graph_launch,
     .graph_destroy = sim_graph_destroy,
+    /* collectives (sim_comm.c, sim_comm_run.c) */
+    .comm_unique_id = sim_comm_unique_id,
+    .comm_open = sim_comm_open,
+    .comm_close = sim_comm_close,
+    .comm_run = sim_comm_run,
 };
