@@ -1370,6 +1370,8 @@ static void case_manip(fx *f) {
   BAD(rs_astype_copy(&o, f->dead, RS_FLOAT32, 0, NULL));
   BAD(rs_astype_copy(&o, f->d, BAD_DT, 0, NULL));
   for (int i = 0; i < 4; i++) CHECK_MSG(outs[i] == NULL, "outs[%d] set by a failed call", i);
+}
+
 /* collective.h (issue 19): a comm of the fixture's context alone (where NCCL is missing on
  * CUDA only the calls without a comm are tried). */
 static void case_collective(fx *f) {
