@@ -201,5 +201,8 @@
 #include "resident/streamed.h"
 #include "resident/graph.h"
 #include "resident/trace.h"
+/* indexing, searching, sets */
+#include "resident/indexing.h"
+#include "resident/sets.h"
 
 #endif
