@@ -52,6 +52,8 @@ if [ "$PHASE" = python ]; then
     RESIDENT_BACKEND=sim WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh
     echo "== bench/python_overhead.py =="
     PYTHONPATH="$PWD/$B-python" python3 bench/python_overhead.py
+    echo "== bench/index_cupy.py (indexing, sets) =="
+    PYTHONPATH="$PWD/$B-python" python3 bench/index_cupy.py
   } > "$OUT/python.log" 2>&1
   tail -n 60 "$OUT/python.log"
   exit 0

@@ -88,4 +88,10 @@ PyObject *rs_py_memory_report_text(void); /* rs_memory_report as a str */
 extern PyMethodDef rs_py_ledger_functions[];
 extern PyMethodDef rs_py_kernel_functions[];
 
+/* ops_index.c: indexing, searching, sets; integer-array and boolean-mask keys */
+extern PyMethodDef rs_py_index_functions[];
+int rs_py_fancy_key(PyObject *key);
+PyObject *rs_py_fancy_get(RsArray *self, PyObject *key);
+int rs_py_fancy_set(RsArray *self, PyObject *key, PyObject *value);
+
 #endif
