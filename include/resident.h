@@ -48,6 +48,14 @@
  *     sort, random numbers, matmul/SVD/solve - run where their data is: device arrays on
  *     the device, host arrays on the host (C loops, NumPy's role). Results stay there;
  *     every op returns a new array or, in its `_into` form, writes into an existing one.
+ *   - Indexing, searching and sets (resident/indexing.h, sets.h): rs_take,
+ *     rs_take_along_axis, rs_put (integer-array reads and writes), boolean masks
+ *     (rs_mask_get, rs_mask_set, rs_mask_set_scalar), rs_nonzero, rs_count_nonzero,
+ *     rs_searchsorted and rs_unique_values / _counts / _inverse / _all, as NumPy 2. A
+ *     result whose length depends on the data (masked reads, nonzero, unique) reads its
+ *     count back: one 8-byte device-to-host copy that the ledger records as implicit,
+ *     with the op as its cause; integer indices are checked the same way (their min and
+ *     max) before anything is written.
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
