@@ -232,7 +232,8 @@ static void test_masks(rs_context *ctx) {
 static void test_searchsorted(rs_context *ctx) {
   ew_suite *s = suite_new();
   int64_t n = 300, vshape[2] = {7, 9};
-  const rs_dtype ds[] = {RS_BOOL, RS_INT8, RS_INT64, RS_UINT16, RS_UINT64, RS_FLOAT16, RS_FLOAT32, RS_FLOAT64};
+  const rs_dtype ds[] = {RS_BOOL,   RS_INT8,    RS_INT16,   RS_INT32,  RS_INT64,   RS_UINT8,
+                         RS_UINT16, RS_UINT32, RS_UINT64, RS_FLOAT16, RS_FLOAT32, RS_FLOAT64};
   for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
     rs_dtype d = ds[di];
     pair a, v;
@@ -427,6 +428,13 @@ static void test_count_read_recorded(rs_context *ctx) {
   CHECK_EQ_I64(after.copies[RS_D2H][1] - before.copies[RS_D2H][1], 1); /* implicit */
   CHECK_EQ_I64(after.bytes[RS_D2H][1] - before.bytes[RS_D2H][1], 8);
   CHECK_EQ_I64(after.copies[RS_D2H][0] - before.copies[RS_D2H][0], 0);
+  /* a guard that refuses implicit reads refuses it, by the op's name, and returns nothing */
+  rs_array *r2 = NULL;
+  CHECK_OK(rs_guard_push(ctx, RS_D2H, RS_GUARD_DISALLOW));
+  CHECK_STATUS(rs_mask_get(&r2, a, m, NULL), RS_ERR_TRANSFER_REFUSED);
+  CHECK_ERRMSG("mask_get");
+  CHECK_OK(rs_guard_pop(ctx));
+  CHECK(r2 == NULL);
   (void)n;
   tl_release(3, a, m, r);
 }
