@@ -7,7 +7,8 @@
 #   PHASE=bench  the benchmarks side by side with raw CUDA, Numba and CuPy
 #   PHASE=python the Python package on the build of PHASE=check: its pytest suite on the CUDA
 #                backend (interop with CuPy, PyTorch and Numba included) and on the simulator,
-#                then bench/python_overhead.py (y = x * 5 beside CuPy)
+#                then bench/python_overhead.py (y = x * 5 beside CuPy) and bench/index_cupy.py
+#                (unique of 50M int64, take, masks and put beside CuPy)
 #   PHASE=stream issue 16 alone, in one call from a bare machine: builds what it needs, runs
 #                the streamed/staging/graph tests on the GPU, `resident pipeline --mode all`,
 #                bench/streamed, bench/pageable (default threads, then 2 and 4) and bench/launch

@@ -336,6 +336,14 @@ static void test_views_empty_0d(rs_context *ctx) {
   c->sdev = rs_take(&c->dev, zd, i0d, RS_INDEX_FLAT, NULL);
   c->shost = rs_take(&c->host, zh, i0h, RS_INDEX_FLAT, NULL);
   c->np = tl_np_expr(&s->np, "np.take(np.int32(42), [-1])");
+  rs_array *sd = NULL, *sh = NULL; /* a 0-d index drops the axis */
+  CHECK_OK(rs_full(&sd, ctx, RS_MEM_DEVICE, 0, NULL, RS_INT16, rs_scalar_int(-2), NULL));
+  CHECK_OK(rs_full(&sh, ctx, RS_MEM_HOST, 0, NULL, RS_INT16, rs_scalar_int(-2), NULL));
+  c = suite_add(s, "take(2-d, 0-d index -2, axis 1)");
+  c->sdev = rs_take(&c->dev, a.dev, sd, 1, NULL);
+  c->shost = rs_take(&c->host, a.host, sh, 1, NULL);
+  c->np = tl_np_expr(&s->np, "np.take(a%d, np.int16(-2), axis=1)", a.np);
+  tl_release(2, sd, sh);
   c = suite_add(s, "count_nonzero(0-d)");
   c->sdev = rs_count_nonzero(&c->dev, zd, 0, NULL, 0, NULL);
   c->shost = rs_count_nonzero(&c->host, zh, 0, NULL, 0, NULL);
