@@ -48,8 +48,14 @@ void rs_native_index(rs_thread_pool *pool, const rs_index_plan *p) {
 /* ---- compaction ---- */
 void rs_native_select(const rs_select_plan *p) {
   int64_t k = 0;
-  for (int64_t i = 0; i < p->n; i++)
-    if (p->flags[i]) p->positions[k++] = i;
+  if (p->values) {
+    size_t sz = (size_t)p->itemsize;
+    for (int64_t i = 0; i < p->n; i++)
+      if (p->flags[i]) memcpy(p->out + (k++) * (int64_t)sz, p->values + i * (int64_t)sz, sz);
+  } else {
+    for (int64_t i = 0; i < p->n; i++)
+      if (p->flags[i]) p->positions[k++] = i;
+  }
   *p->count = k;
 }
 

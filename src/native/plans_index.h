@@ -39,12 +39,18 @@ typedef struct rs_index_plan {
 } rs_index_plan;
 
 /* Compaction: positions[0 .. k) = the i in [0, n) with flags[i] != 0, ascending; *count =
- * k (both device memory on the device tables). flags are n contiguous bytes. n > 0. */
+ * k (both device memory on the device tables). flags are n contiguous bytes. n > 0.
+ * With values (n contiguous elements of itemsize 1, 2, 4, 8 or 16 bytes) the selected
+ * elements themselves go to out instead (positions is then NULL): a masked read in one
+ * pass, out holding exactly k elements (the count is known before). */
 typedef struct rs_select_plan {
   int64_t n;
   const uint8_t *flags;
   int64_t *positions;
   int64_t *count;
+  const char *values;
+  int itemsize;
+  char *out;
 } rs_select_plan;
 
 /* Runs of equal values in `sorted` (n > 0 contiguous elements of dtype, ascending, NaN

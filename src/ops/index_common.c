@@ -167,7 +167,7 @@ rs_status rs_index_nonzero_flat(rs_array **positions, int64_t *count, const rs_a
     st = rs_ops_stage_begin(&s, who, a->ctx, stream, 1, in, 2, out);
     if (st == RS_OK) {
       rs_select_plan p = {n, (const uint8_t *)rs_ops_stage_ptr(&s, 0), (int64_t *)(void *)rs_ops_stage_ptr(&s, 1),
-                          (int64_t *)(void *)rs_ops_stage_ptr(&s, 2)};
+                          (int64_t *)(void *)rs_ops_stage_ptr(&s, 2), NULL, 0, NULL};
       st = rs_ops_stage_end(&s, s.ops->select(s.be, &p, s.stream));
     }
     if (st == RS_OK) st = rs_index_read_count(&k, cnt, stream, who);

@@ -45,12 +45,59 @@ static rs_status merged(rs_array **out, int *copied, const rs_array *a, int k, r
   return st;
 }
 
+/* A mask of all a's axes: the count first (a sum of the flags, read back), then one
+ * compaction of the elements themselves - no positions written and read again. */
+static rs_status mask_get_full(rs_array **io, const rs_array *a, const rs_array *mask, rs_stream *stream,
+                               const char *who) {
+  const rs_array *ops[2] = {a, mask};
+  rs_array *flags = NULL, *sum = NULL, *src = NULL, *cnt = NULL, *tmp = NULL;
+  int64_t k = 0, n = rs_array_size(a), one = 1;
+  rs_status st = rs_index_dense(&flags, mask, RS_BOOL, 0, stream, who);
+  if (st == RS_OK) st = rs_sum(&sum, flags, 0, NULL, 0, stream); /* int64 */
+  if (st == RS_OK) st = rs_index_read_count(&k, sum, stream, who);
+  rs_ops_result r;
+  if (st == RS_OK)
+    st = rs_ops_result_begin(&r, io, a->ctx, rs_ops_any_on_device(2, ops), 1, &k, a->dtype, RS_ORDER_C,
+                             RS_OPS_CAST_SAME_KIND, who);
+  else
+    goto out;
+  rs_array *t = r.target;
+  if (st == RS_OK && k > 0) {
+    int dev = rs_ops_on_device(t);
+    st = rs_index_dense(&src, a, a->dtype, 0, stream, who);
+    if (st == RS_OK && (!rs_array_is_c_contiguous(t) || t->dtype != a->dtype || rs_index_share(t, src) ||
+                        rs_index_share(t, flags)))
+      st = rs_ops_alloc(&tmp, a->ctx, dev, 1, &k, a->dtype, RS_ORDER_C, who);
+    if (st == RS_OK) st = rs_ops_alloc(&cnt, a->ctx, dev, 1, &one, RS_INT64, RS_ORDER_C, who);
+    rs_array *o = tmp ? tmp : t;
+    rs_ops_stage s;
+    const rs_array *in[2] = {flags, src};
+    rs_array *out[2] = {o, cnt};
+    if (st == RS_OK) st = rs_ops_stage_begin(&s, who, a->ctx, stream, 2, in, 2, out);
+    if (st == RS_OK) {
+      rs_select_plan p = {n, (const uint8_t *)rs_ops_stage_ptr(&s, 0), NULL, (int64_t *)(void *)rs_ops_stage_ptr(&s, 3),
+                          rs_ops_stage_ptr(&s, 1), (int)rs_dtype_size(a->dtype), rs_ops_stage_ptr(&s, 2)};
+      st = rs_ops_stage_end(&s, s.ops->select(s.be, &p, s.stream));
+    }
+    if (st == RS_OK && tmp) st = rs_index_deliver(t, tmp, stream);
+  }
+  st = rs_ops_result_end(&r, st);
+out:
+  rs_array_release(tmp);
+  rs_array_release(cnt);
+  rs_array_release(src);
+  rs_array_release(sum);
+  rs_array_release(flags);
+  return st;
+}
+
 static rs_status mask_get_impl(rs_array **io, const rs_array *a, const rs_array *mask, rs_stream *stream) {
   const char *who = "mask_get";
   const rs_array *ops[2] = {a, mask};
   rs_context *ctx = NULL;
   RS_TRY(rs_ops_check_arrays(&ctx, 2, ops, who));
   RS_TRY(check_mask(a, mask, who));
+  if (mask->ndim == a->ndim) return mask_get_full(io, a, mask, stream, who);
   rs_array *pos = NULL, *data = NULL;
   int64_t count = 0;
   int copied;

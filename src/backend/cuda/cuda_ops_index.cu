@@ -106,19 +106,44 @@ extern "C" rs_status rs_cuda_ops_index(rs_backend *b, const rs_index_plan *p, vo
   return RS_OK;
 }
 
+namespace {
+
+struct alignas(8) bytes16 {  // complex128, moved as it is
+  uint64_t lo, hi;
+};
+
+// DeviceSelect::Flagged of `in` (positions or elements) to `out`.
+template <typename In, typename Out>
+rs_status flagged(rs_backend *b, const rs_select_plan *p, In in, Out *out, cudaStream_t s) {
+  size_t bytes = 0;
+  RS_CUDA_CALL(cub::DeviceSelect::Flagged(nullptr, bytes, in, p->flags, out, p->count, p->n, s),
+               "cub::DeviceSelect::Flagged (size query)");
+  void *tmp = nullptr;
+  RS_TRY(rs_cuda_ops_scratch(b, bytes, s, &tmp));
+  cudaError_t err = cub::DeviceSelect::Flagged(tmp, bytes, in, p->flags, out, p->count, p->n, s);
+  rs_cuda_ops_scratch_free(tmp, s);
+  if (err != cudaSuccess) return rs_cuda_fail(err, "cub::DeviceSelect::Flagged(%lld flags)", (long long)p->n);
+  return RS_OK;
+}
+
+template <typename T>
+rs_status select_values(rs_backend *b, const rs_select_plan *p, cudaStream_t s) {
+  return flagged(b, p, reinterpret_cast<const T *>(p->values), reinterpret_cast<T *>(p->out), s);
+}
+
+}  // namespace
+
 extern "C" rs_status rs_cuda_ops_select(rs_backend *b, const rs_select_plan *p, void *stream) {
   RS_TRY(rs_cuda_enter(b));
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  thrust::counting_iterator<int64_t> pos(0);
-  size_t bytes = 0;
-  RS_CUDA_CALL(cub::DeviceSelect::Flagged(nullptr, bytes, pos, p->flags, p->positions, p->count, p->n, s),
-               "cub::DeviceSelect::Flagged (size query)");
-  void *tmp = nullptr;
-  RS_TRY(rs_cuda_ops_scratch(b, bytes, stream, &tmp));
-  cudaError_t err = cub::DeviceSelect::Flagged(tmp, bytes, pos, p->flags, p->positions, p->count, p->n, s);
-  rs_cuda_ops_scratch_free(tmp, stream);
-  if (err != cudaSuccess) return rs_cuda_fail(err, "cub::DeviceSelect::Flagged(%lld flags)", (long long)p->n);
-  return RS_OK;
+  if (!p->values) return flagged(b, p, thrust::counting_iterator<int64_t>(0), p->positions, s);
+  switch (p->itemsize) {
+    case 1: return select_values<uint8_t>(b, p, s);
+    case 2: return select_values<uint16_t>(b, p, s);
+    case 4: return select_values<uint32_t>(b, p, s);
+    case 8: return select_values<uint64_t>(b, p, s);
+    default: return select_values<bytes16>(b, p, s);
+  }
 }
 
 extern "C" rs_status rs_cuda_ops_search(rs_backend *b, const rs_search_plan *p, void *stream) {

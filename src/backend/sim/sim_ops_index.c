@@ -66,6 +66,8 @@ rs_status rs_sim_ops_select(rs_backend *b, const rs_select_plan *p, void *stream
   t->p.select.flags = tr(p->flags);
   t->p.select.positions = tr(p->positions);
   t->p.select.count = tr(p->count);
+  t->p.select.values = tr(p->values);
+  t->p.select.out = tr(p->out);
   return submit(b, stream, t, "select");
 }
 
