@@ -1,6 +1,7 @@
-/* The native loops of indexing, searching and sets (plans: native/plans_index.h). Gathers
- * and searches are spread over the pool; a scatter runs in C order on one thread, which
- * is what makes the last writer win; compaction and runs are one pass. */
+/* The native loops of indexing, searching and sets (plans: native/plans_index.h). Gathers,
+ * scatters to distinct elements and searches are spread over the pool; a scatter that may
+ * repeat an index runs in C order on one thread, which is what makes the last writer win;
+ * compaction and runs are one pass. */
 #include <string.h>
 #include "core/half.h"
 #include "native/native.h"
@@ -39,7 +40,7 @@ static void index_range(int64_t begin, int64_t end, void *arg) {
 }
 
 void rs_native_index(rs_thread_pool *pool, const rs_index_plan *p) {
-  if (!p->scatter && rs_native_parallel(pool, p->count))
+  if (p->scatter != 1 && rs_native_parallel(pool, p->count)) /* no last writer to keep */
     rs_native_for(pool, p->count, index_range, (void *)p);
   else
     index_range(0, p->count, (void *)p);

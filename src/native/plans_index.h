@@ -21,9 +21,11 @@ extern "C" {
  * where i = *(int64_t *)(idx + sum c[k] * idx_strides[k]) and wrap(i) = i < 0 ? i +
  * axis_len : i. Strides are in bytes; 0 broadcasts. gather: vals = data[...]; scatter:
  * data[...] = vals, and when several elements reach one data element the LAST in C order
- * wins (data_ids / axis_id number the data elements 0 .. data_size-1 for that). */
+ * wins (data_ids / axis_id number the data elements 0 .. data_size-1 for that).
+ * scatter == 2: the indices are known distinct (a mask's positions): no two elements reach
+ * one data element, so there is no last writer to find. */
 typedef struct rs_index_plan {
-  int scatter;
+  int scatter; /* 0 gather, 1 scatter, 2 scatter to distinct elements */
   int itemsize; /* 1, 2, 4, 8 or 16 */
   int ndim;     /* >= 1 */
   int64_t count; /* > 0 */

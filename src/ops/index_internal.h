@@ -33,7 +33,8 @@ typedef struct rs_index_geom {
   int axis;
 } rs_index_geom;
 
-/* gather (vals = data[idx]) or scatter (data[idx] = vals) with int64 idx already checked;
+/* gather (scatter 0: vals = data[idx]) or scatter (1: data[idx] = vals; 2: the same with
+ * idx known distinct, as a mask's positions) with int64 idx already checked;
  * vals has the geometry's shape and data's dtype; for a gather vals shares no memory with
  * data or idx, for a scatter vals and idx share none with data. */
 rs_status rs_index_run(int scatter, const rs_index_geom *g, rs_array *data, const rs_array *idx, rs_array *vals,

@@ -148,7 +148,7 @@ rs_status rs_mask_set(rs_array *a, const rs_array *mask, const rs_array *values,
   rs_status st = merged(&data, &copied, a, mask->ndim, stream, who);
   if (st == RS_OK) st = rs_index_take_geom(&g, data, 0, pos, who);
   if (st == RS_OK) st = rs_index_values(&vals, values, data, &g, stream, who);
-  if (st == RS_OK) st = rs_index_run(1, &g, data, pos, vals, stream, who);
+  if (st == RS_OK) st = rs_index_run(2, &g, data, pos, vals, stream, who); /* positions are distinct */
   if (st == RS_OK && copied) { /* the copy of a non-contiguous a goes back */
     rs_array *shaped = NULL;
     st = rs_array_reshape(&shaped, data, a->ndim, a->shape);

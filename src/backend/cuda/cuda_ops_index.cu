@@ -51,7 +51,8 @@ __device__ __forceinline__ void move(char *dst, const char *src, int size) {
   }
 }
 
-// mode 0: gather; 1: claim (winner[id] = max position + 1); 2: scatter from the winner
+// mode 0: gather; 1: claim (winner[id] = max position + 1); 2: scatter from the winner;
+// 3: scatter to distinct elements
 __global__ void index_kernel(const rs_index_plan p, int mode, unsigned long long *winner) {
   for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < p.count; e += (int64_t)gridDim.x * blockDim.x) {
     where_t w = locate(p, e);
@@ -59,7 +60,7 @@ __global__ void index_kernel(const rs_index_plan p, int mode, unsigned long long
       move(p.vals + w.vals, p.data + w.data, p.itemsize);
     else if (mode == 1)
       atomicMax(winner + w.id, (unsigned long long)e + 1);
-    else if (winner[w.id] == (unsigned long long)e + 1)
+    else if (mode == 3 || winner[w.id] == (unsigned long long)e + 1)
       move(p.data + w.data, p.vals + w.vals, p.itemsize);
   }
 }
@@ -87,9 +88,9 @@ extern "C" rs_status rs_cuda_ops_index(rs_backend *b, const rs_index_plan *p, vo
   RS_TRY(rs_cuda_enter(b));
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   unsigned grid = rs_cuda_ops_grid(b, p->count, 1, 8);
-  if (!p->scatter) {
-    index_kernel<<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(*p, 0, nullptr);
-    RS_CUDA_CALL(cudaGetLastError(), "gather kernel (%lld elements)", (long long)p->count);
+  if (p->scatter != 1) {
+    index_kernel<<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(*p, p->scatter ? 3 : 0, nullptr);
+    RS_CUDA_CALL(cudaGetLastError(), "gather / scatter kernel (%lld elements)", (long long)p->count);
     return RS_OK;
   }
   void *win = nullptr;
