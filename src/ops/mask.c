@@ -50,20 +50,24 @@ static rs_status merged(rs_array **out, int *copied, const rs_array *a, int k, r
 static rs_status mask_get_full(rs_array **io, const rs_array *a, const rs_array *mask, rs_stream *stream,
                                const char *who) {
   const rs_array *ops[2] = {a, mask};
-  rs_array *flags = NULL, *sum = NULL, *src = NULL, *cnt = NULL, *tmp = NULL;
-  int64_t k = 0, n = rs_array_size(a), one = 1;
+  rs_array *flags = NULL, *sum = NULL;
+  int64_t k = 0;
   rs_status st = rs_index_dense(&flags, mask, RS_BOOL, 0, stream, who);
   if (st == RS_OK) st = rs_sum(&sum, flags, 0, NULL, 0, stream); /* int64 */
   if (st == RS_OK) st = rs_index_read_count(&k, sum, stream, who);
+  rs_array_release(sum);
   rs_ops_result r;
   if (st == RS_OK)
     st = rs_ops_result_begin(&r, io, a->ctx, rs_ops_any_on_device(2, ops), 1, &k, a->dtype, RS_ORDER_C,
                              RS_OPS_CAST_SAME_KIND, who);
-  else
-    goto out;
-  rs_array *t = r.target;
-  if (st == RS_OK && k > 0) {
+  if (st != RS_OK) {
+    rs_array_release(flags);
+    return st;
+  }
+  rs_array *t = r.target, *src = NULL, *cnt = NULL, *tmp = NULL;
+  if (k > 0) {
     int dev = rs_ops_on_device(t);
+    int64_t n = rs_array_size(a), one = 1;
     st = rs_index_dense(&src, a, a->dtype, 0, stream, who);
     if (st == RS_OK && (!rs_array_is_c_contiguous(t) || t->dtype != a->dtype || rs_index_share(t, src) ||
                         rs_index_share(t, flags)))
@@ -81,14 +85,11 @@ static rs_status mask_get_full(rs_array **io, const rs_array *a, const rs_array 
     }
     if (st == RS_OK && tmp) st = rs_index_deliver(t, tmp, stream);
   }
-  st = rs_ops_result_end(&r, st);
-out:
   rs_array_release(tmp);
   rs_array_release(cnt);
   rs_array_release(src);
-  rs_array_release(sum);
   rs_array_release(flags);
-  return st;
+  return rs_ops_result_end(&r, st);
 }
 
 static rs_status mask_get_impl(rs_array **io, const rs_array *a, const rs_array *mask, rs_stream *stream) {
