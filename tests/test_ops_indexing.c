@@ -344,6 +344,24 @@ static void test_views_empty_0d(rs_context *ctx) {
   c->shost = rs_take(&c->host, a.host, sh, 1, NULL);
   c->np = tl_np_expr(&s->np, "np.take(a%d, np.int16(-2), axis=1)", a.np);
   tl_release(2, sd, sh);
+  rs_array *ed = NULL, *eh = NULL, *ei_d = NULL, *ei_h = NULL; /* empty sorted array, empty indices */
+  CHECK_OK(rs_empty(&ed, ctx, RS_MEM_DEVICE, 1, &zero, RS_FLOAT32));
+  CHECK_OK(rs_empty(&eh, ctx, RS_MEM_HOST, 1, &zero, RS_FLOAT32));
+  CHECK_OK(rs_empty(&ei_d, ctx, RS_MEM_DEVICE, 1, &zero, RS_INT32));
+  CHECK_OK(rs_empty(&ei_h, ctx, RS_MEM_HOST, 1, &zero, RS_INT32));
+  c = suite_add(s, "searchsorted(empty, values)");
+  c->sdev = rs_searchsorted(&c->dev, ed, a.dev, RS_SIDE_RIGHT, NULL, NULL);
+  c->shost = rs_searchsorted(&c->host, eh, a.host, RS_SIDE_RIGHT, NULL, NULL);
+  c->np = tl_np_expr(&s->np, "np.searchsorted(np.zeros(0, np.float32), a%d, side='right')", a.np);
+  c = suite_add(s, "take(empty indices, axis 0)");
+  c->sdev = rs_take(&c->dev, a.dev, ei_d, 0, NULL);
+  c->shost = rs_take(&c->host, a.host, ei_h, 0, NULL);
+  c->np = tl_np_expr(&s->np, "np.take(a%d, np.zeros(0, np.int32), axis=0)", a.np);
+  c = suite_add(s, "take(empty axis, empty indices)");
+  c->sdev = rs_take(&c->dev, ed, ei_d, 0, NULL);
+  c->shost = rs_take(&c->host, eh, ei_h, 0, NULL);
+  c->np = tl_np_expr(&s->np, "np.take(np.zeros(0, np.float32), np.zeros(0, np.int32))");
+  tl_release(4, ed, eh, ei_d, ei_h);
   c = suite_add(s, "count_nonzero(0-d)");
   c->sdev = rs_count_nonzero(&c->dev, zd, 0, NULL, 0, NULL);
   c->shost = rs_count_nonzero(&c->host, zh, 0, NULL, 0, NULL);
