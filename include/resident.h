@@ -62,6 +62,14 @@
  *     rs_roll, rs_repeat, rs_tile, rs_meshgrid, rs_tril, rs_triu), and rs_astype_copy
  *     (astype's copy=False). The elementwise list (ops.h) has the standard's
  *     bitwise_left_shift, bitwise_right_shift, logaddexp, nextafter, signbit and round.
+ *   - Indexing, searching and sets (resident/indexing.h, sets.h): rs_take,
+ *     rs_take_along_axis, rs_put (integer-array reads and writes), boolean masks
+ *     (rs_mask_get, rs_mask_set, rs_mask_set_scalar), rs_nonzero, rs_count_nonzero,
+ *     rs_searchsorted and rs_unique_values / _counts / _inverse / _all, as NumPy 2. A
+ *     result whose length depends on the data (masked reads, nonzero, unique) reads its
+ *     count back: one 8-byte device-to-host copy that the ledger records as implicit,
+ *     with the op as its cause; integer indices are checked the same way (their min and
+ *     max) before anything is written.
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
@@ -222,5 +230,8 @@
 #include "resident/trace.h"
 #include "resident/manip.h"
 #include "resident/collective.h" /* collectives over devices (issue 19) */
+/* indexing, searching, sets */
+#include "resident/indexing.h"
+#include "resident/sets.h"
 
 #endif

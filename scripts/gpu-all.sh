@@ -7,9 +7,10 @@
 #   PHASE=bench  the benchmarks side by side with raw CUDA, Numba and CuPy
 #   PHASE=python the Python package on the build of PHASE=check: its pytest suite on the CUDA
 #                backend (interop with CuPy, PyTorch and Numba included) and on the simulator,
-#                then bench/python_overhead.py (y = x * 5 beside CuPy)
 #   PHASE=manip  issue 18's manipulation part alone (builds what it needs): its GPU tests, its
 #                pytest file and bench/manip.py (concat/flip/roll/tile GB/s beside copy and CuPy)
+#                then bench/python_overhead.py (y = x * 5 beside CuPy) and bench/index_cupy.py
+#                (unique of 50M int64, take, masks and put beside CuPy)
 #   PHASE=stream issue 16 alone, in one call from a bare machine: builds what it needs, runs
 #                the streamed/staging/graph tests on the GPU, `resident pipeline --mode all`,
 #                bench/streamed, bench/pageable (default threads, then 2 and 4) and bench/launch
@@ -57,6 +58,8 @@ if [ "$PHASE" = python ]; then
     RESIDENT_BACKEND=sim WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh
     echo "== bench/python_overhead.py =="
     PYTHONPATH="$PWD/$B-python" python3 bench/python_overhead.py
+    echo "== bench/index_cupy.py (indexing, sets) =="
+    PYTHONPATH="$PWD/$B-python" python3 bench/index_cupy.py
   } > "$OUT/python.log" 2>&1
   tail -n 60 "$OUT/python.log"
   exit 0

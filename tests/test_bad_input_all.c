@@ -1427,6 +1427,82 @@ static void case_collective(fx *f) {
   BAD(rs_comm_all_reduce(cm, sd, rd, RS_REDUCE_SUM, NULL));
 }
 
+/* indexing.h and sets.h (indexing, searching, sets) */
+static void case_indexing(fx *f) {
+  /* f->d is float32 3x3, f->i64 int64 3x3 zeros (valid indices), f->row float32 (4) */
+  BAD(rs_take(NULL, f->d, f->i64, 0, NULL));
+  BAD(rs_take(&o, NULL, f->i64, 0, NULL));
+  BAD(rs_take(&o, f->d, NULL, 0, NULL));
+  BAD(rs_take(&o, f->dead, f->i64, 0, NULL));
+  BAD(rs_take(&o, f->d, f->fd, 0, NULL));
+  BAD(rs_take(&o, f->d, f->row, 0, NULL)); /* float indices */
+  BAD(rs_take(&o, f->d, f->i64, 5, NULL)); /* axis out of range */
+  BAD(rs_take_into(NULL, f->d, f->i64, 0, NULL));
+  BAD(rs_take_into(f->row, f->d, f->i64, 0, NULL)); /* wrong shape */
+  BAD(rs_take_into(f->fd, f->d, f->i64, 0, NULL));
+  BAD(rs_take_along_axis(NULL, f->d, f->i64, 0, NULL));
+  BAD(rs_take_along_axis(&o, f->d, f->row, 0, NULL));
+  BAD(rs_take_along_axis(&o, f->d, f->i64, -3, NULL));
+  BAD(rs_take_along_axis_into(NULL, f->d, f->i64, 0, NULL));
+  BAD(rs_take_along_axis_into(f->row, f->d, f->i64, 0, NULL));
+  BAD(rs_put(NULL, f->i64, 0, f->d, NULL));
+  BAD(rs_put(f->d, NULL, 0, f->d, NULL));
+  BAD(rs_put(f->d, f->i64, 0, NULL, NULL));
+  BAD(rs_put(f->d, f->i64, 0, f->row, NULL)); /* values do not broadcast */
+  BAD(rs_put(f->d, f->i64, 0, f->fd, NULL));
+  BAD(rs_mask_get(NULL, f->d, f->d, NULL));
+  BAD(rs_mask_get(&o, f->d, NULL, NULL));
+  BAD(rs_mask_get(&o, f->d, f->d, NULL)); /* not bool */
+  BAD(rs_mask_get(&o, f->dead, f->d, NULL));
+  BAD(rs_mask_get_into(NULL, f->d, f->d, NULL));
+  BAD(rs_mask_get_into(f->d, f->d, f->row, NULL));
+  BAD(rs_mask_set(NULL, f->d, f->d, NULL));
+  BAD(rs_mask_set(f->d, NULL, f->d, NULL));
+  BAD(rs_mask_set(f->d, f->d, NULL, NULL));
+  BAD(rs_mask_set(f->d, f->d, f->d, NULL));
+  BAD(rs_mask_set_scalar(NULL, f->d, rs_scalar_int(1), NULL));
+  BAD(rs_mask_set_scalar(f->d, NULL, rs_scalar_int(1), NULL));
+  BAD(rs_mask_set_scalar(f->d, f->row, rs_scalar_int(1), NULL));
+  BAD(rs_nonzero(NULL, f->d, NULL));
+  BAD(rs_nonzero(&o, NULL, NULL));
+  BAD(rs_nonzero(&o, f->dead, NULL));
+  BAD(rs_nonzero_into(NULL, f->d, NULL));
+  BAD(rs_nonzero_into(f->row, f->d, NULL));
+  BAD(rs_count_nonzero(NULL, f->d, 0, NULL, 0, NULL));
+  BAD(rs_count_nonzero(&o, NULL, 0, NULL, 0, NULL));
+  BAD(rs_count_nonzero(&o, f->d, 1, (const int[]){7}, 0, NULL));
+  BAD(rs_count_nonzero_into(NULL, f->d, 0, NULL, 0, NULL));
+  BAD(rs_count_nonzero_into(f->row, f->d, 0, NULL, 0, NULL));
+  BAD(rs_searchsorted(NULL, f->row, f->row, RS_SIDE_LEFT, NULL, NULL));
+  BAD(rs_searchsorted(&o, NULL, f->row, RS_SIDE_LEFT, NULL, NULL));
+  BAD(rs_searchsorted(&o, f->row, NULL, RS_SIDE_LEFT, NULL, NULL));
+  BAD(rs_searchsorted(&o, f->d, f->row, RS_SIDE_LEFT, NULL, NULL)); /* 2-d */
+  BAD(rs_searchsorted(&o, f->row, f->row, (rs_side)9, NULL, NULL));
+  BAD(rs_searchsorted(&o, f->row, f->row, RS_SIDE_LEFT, f->d, NULL)); /* sorter shape */
+  BAD(rs_searchsorted(&o, f->row, f->fd, RS_SIDE_LEFT, NULL, NULL));
+  BAD(rs_searchsorted_into(NULL, f->row, f->row, RS_SIDE_LEFT, NULL, NULL));
+  BAD(rs_searchsorted_into(f->row, f->row, f->row, RS_SIDE_LEFT, NULL, NULL)); /* not int64 */
+  rs_array *o2 = NULL, *o3 = NULL, *o4 = NULL;
+  BAD(rs_unique_values(NULL, f->d, NULL));
+  BAD(rs_unique_values(&o, NULL, NULL));
+  BAD(rs_unique_values(&o, f->dead, NULL));
+  BAD(rs_unique_values_into(NULL, f->d, NULL));
+  BAD(rs_unique_values_into(f->d, f->d, NULL)); /* 2 values, a 3x3 destination */
+  BAD(rs_unique_counts(&o, NULL, f->d, NULL));
+  BAD(rs_unique_counts(&o, &o2, NULL, NULL));
+  BAD(rs_unique_counts_into(f->d, NULL, f->d, NULL));
+  BAD(rs_unique_counts_into(f->row, f->row, f->d, NULL));
+  BAD(rs_unique_inverse(&o, NULL, f->d, NULL));
+  BAD(rs_unique_inverse(&o, &o2, f->dead, NULL));
+  BAD(rs_unique_inverse_into(NULL, f->i64, f->d, NULL));
+  BAD(rs_unique_inverse_into(f->row, f->i64, f->fd, NULL));
+  BAD(rs_unique_all(&o, &o2, &o3, NULL, f->d, NULL));
+  BAD(rs_unique_all(&o, &o2, &o3, &o4, NULL, NULL));
+  BAD(rs_unique_all_into(f->row, f->row, f->i64, NULL, f->d, NULL));
+  BAD(rs_unique_all_into(f->row, f->row, f->row, f->row, f->d, NULL));
+  EXPECT(o2 == NULL && o3 == NULL && o4 == NULL);
+}
+
 /* ---- every public function and the case that calls it ---------------------------------- */
 typedef void (*case_fn)(fx *f);
 static const struct {
@@ -1740,6 +1816,30 @@ static const struct {
     {"rs_comm_all_gather", case_collective},
     {"rs_comm_broadcast", case_collective},
     {"rs_comm_send_recv", case_collective},
+    /* indexing, searching, sets */
+    {"rs_take", case_indexing},
+    {"rs_take_into", case_indexing},
+    {"rs_take_along_axis", case_indexing},
+    {"rs_take_along_axis_into", case_indexing},
+    {"rs_put", case_indexing},
+    {"rs_mask_get", case_indexing},
+    {"rs_mask_get_into", case_indexing},
+    {"rs_mask_set", case_indexing},
+    {"rs_mask_set_scalar", case_indexing},
+    {"rs_nonzero", case_indexing},
+    {"rs_nonzero_into", case_indexing},
+    {"rs_count_nonzero", case_indexing},
+    {"rs_count_nonzero_into", case_indexing},
+    {"rs_searchsorted", case_indexing},
+    {"rs_searchsorted_into", case_indexing},
+    {"rs_unique_values", case_indexing},
+    {"rs_unique_values_into", case_indexing},
+    {"rs_unique_counts", case_indexing},
+    {"rs_unique_counts_into", case_indexing},
+    {"rs_unique_inverse", case_indexing},
+    {"rs_unique_inverse_into", case_indexing},
+    {"rs_unique_all", case_indexing},
+    {"rs_unique_all_into", case_indexing},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

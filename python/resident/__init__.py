@@ -18,6 +18,8 @@ from ._ledger import ledger, Ledger, transfer_guard, benchmark, BenchmarkResult
 from ._kernel import RawKernel, Stream
 from . import linalg, random, testing
 from ._comm import Comm, comm_unique_id  # collectives between processes (issue 19)
+from ._index import (nonzero, unique_values, unique_counts, unique_inverse, unique_all,  # indexing, sets
+                     UniqueAllResult, UniqueCountsResult, UniqueInverseResult)
 from ._api import (__array_api_version__, bool, int8, int16, int32, int64, uint8, uint16,  # noqa: A004
                    uint32, uint64, float16, float32, float64, complex64, complex128, e, pi, inf,
                    nan, newaxis, isdtype, result_type, can_cast, finfo, iinfo, reshape,

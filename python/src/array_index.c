@@ -181,7 +181,10 @@ fail:
   return NULL;
 }
 
-static PyObject *array_getitem(RsArray *self, PyObject *key) { return rs_py_index_view(self, key); }
+static PyObject *array_getitem(RsArray *self, PyObject *key) {
+  if (rs_py_fancy_key(key)) return rs_py_fancy_get(self, key); /* integer array or bool mask */
+  return rs_py_index_view(self, key);
+}
 
 
 static int array_setitem(RsArray *self, PyObject *key, PyObject *value) {
@@ -189,6 +192,7 @@ static int array_setitem(RsArray *self, PyObject *key, PyObject *value) {
     PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
     return -1;
   }
+  if (rs_py_fancy_key(key)) return rs_py_fancy_set(self, key, value); /* integer array or bool mask */
   RsArray *v = (RsArray *)rs_py_index_view(self, key);
   if (!v) return -1;
   int rc = rs_py_assign(v->a, value);

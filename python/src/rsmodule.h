@@ -92,5 +92,10 @@ extern PyMethodDef rs_py_kernel_functions[];
 extern PyMethodDef rs_py_manip_functions[];
 /* comm.c: collectives between processes (resident/_comm.py) */
 extern PyMethodDef rs_py_comm_functions[];
+/* ops_index.c: indexing, searching, sets; integer-array and boolean-mask keys */
+extern PyMethodDef rs_py_index_functions[];
+int rs_py_fancy_key(PyObject *key);
+PyObject *rs_py_fancy_get(RsArray *self, PyObject *key);
+int rs_py_fancy_set(RsArray *self, PyObject *key, PyObject *value);
 
 #endif

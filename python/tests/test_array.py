@@ -60,8 +60,11 @@ def test_views_reshape_transpose_slice(rng):
         x[10]
     with pytest.raises(IndexError):
         x[0, 0, 0]
+    # one integer array (or bool mask) as the whole key is advanced indexing (test_indexing.py);
+    # arrays inside a tuple are not supported
+    np.testing.assert_array_equal(x[np.array([0, 1])].get(), a[np.array([0, 1])])
     with pytest.raises(IndexError):
-        x[np.array([0, 1])]
+        x[np.array([0, 1]), 0]
 
 
 def test_setitem(rng):

@@ -6,6 +6,7 @@
 #include "backend/ops_table.h"
 #include "core/error.h"
 #include "native/native.h"
+#include "native/native_index.h"
 
 static rs_status host_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream) {
   (void)b, (void)stream;
@@ -75,6 +76,35 @@ static rs_status host_solve(rs_backend *b, const rs_solve_plan *p, void *stream)
   return RS_OK;
 }
 
+/* indexing, searching, sets */
+static rs_status host_index(rs_backend *b, const rs_index_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_index(pool, p);
+  return RS_OK;
+}
+
+static rs_status host_select(rs_backend *b, const rs_select_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_native_select(p);
+  return RS_OK;
+}
+
+static rs_status host_unique(rs_backend *b, const rs_unique_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_native_unique(p);
+  return RS_OK;
+}
+
+static rs_status host_search(rs_backend *b, const rs_search_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_search(pool, p);
+  return RS_OK;
+}
+
 const rs_ops_table rs_ops_host = {
     .name = "host",
     .ew = host_ew,
@@ -84,4 +114,9 @@ const rs_ops_table rs_ops_host = {
     .matmul = host_matmul,
     .svd = host_svd,
     .solve = host_solve,
+    /* indexing, searching, sets */
+    .index = host_index,
+    .select = host_select,
+    .unique = host_unique,
+    .search = host_search,
 };

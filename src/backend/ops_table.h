@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include "backend/backend.h"
 #include "native/plans.h"
+#include "native/plans_index.h" /* indexing, searching, sets */
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,11 @@ typedef struct rs_ops_table {
   rs_status (*matmul)(rs_backend *b, const rs_matmul_plan *p, void *stream);
   rs_status (*svd)(rs_backend *b, const rs_svd_plan *p, void *stream);
   rs_status (*solve)(rs_backend *b, const rs_solve_plan *p, void *stream);
+  /* indexing, searching, sets (native/plans_index.h) */
+  rs_status (*index)(rs_backend *b, const rs_index_plan *p, void *stream);
+  rs_status (*select)(rs_backend *b, const rs_select_plan *p, void *stream);
+  rs_status (*unique)(rs_backend *b, const rs_unique_plan *p, void *stream);
+  rs_status (*search)(rs_backend *b, const rs_search_plan *p, void *stream);
 } rs_ops_table;
 
 /* The host path: native loops run synchronously (the calling thread and the host pool). A device

@@ -1,5 +1,6 @@
 /* The CUDA backend's op table (src/backend/ops_table.h). */
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/cuda_ops_index.h"
 
 const rs_ops_table rs_cuda_ops = {
     .name = "cuda",
@@ -10,4 +11,9 @@ const rs_ops_table rs_cuda_ops = {
     .matmul = rs_cuda_ops_matmul,
     .svd = rs_cuda_ops_svd,
     .solve = rs_cuda_ops_solve,
+    /* indexing, searching, sets (cuda_ops_index.cu, cuda_ops_sets.cu) */
+    .index = rs_cuda_ops_index,
+    .select = rs_cuda_ops_select,
+    .unique = rs_cuda_ops_unique,
+    .search = rs_cuda_ops_search,
 };

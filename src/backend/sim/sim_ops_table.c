@@ -7,6 +7,7 @@
 #include "native/native.h"
 #include "backend/ops_table.h"
 #include "core/error.h"
+#include "backend/sim/sim_ops_index.h"
 
 static void *tr(const void *p) { return rs_sim_translate(p); }
 
@@ -217,4 +218,9 @@ const rs_ops_table rs_sim_ops = {
     .matmul = sim_matmul,
     .svd = sim_svd,
     .solve = sim_solve,
+    /* indexing, searching, sets (sim_ops_index.c) */
+    .index = rs_sim_ops_index,
+    .select = rs_sim_ops_select,
+    .unique = rs_sim_ops_unique,
+    .search = rs_sim_ops_search,
 };
