@@ -48,6 +48,9 @@
  *     sort, random numbers, matmul/SVD/solve - run where their data is: device arrays on
  *     the device, host arrays on the host (C loops, NumPy's role). Results stay there;
  *     every op returns a new array or, in its `_into` form, writes into an existing one.
+ *     Statistics (resident/stats.h): var and std with correction over several axes,
+ *     cumulative_sum / cumulative_prod (CUB scans on the GPU), clip and diff; sort and
+ *     argsort along any axis, descending too (rs_sort_axis, rs_argsort_axis in sort.h).
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
@@ -201,5 +204,7 @@
 #include "resident/streamed.h"
 #include "resident/graph.h"
 #include "resident/trace.h"
+/* stats */
+#include "resident/stats.h"
 
 #endif

@@ -439,7 +439,8 @@ PyMODINIT_FUNC PyInit__resident(void) {
       rs_add_functions(m, rs_py_reduce_functions) < 0 || rs_add_functions(m, rs_py_create_functions) < 0 ||
       rs_add_functions(m, rs_py_interop_functions) < 0 || rs_add_functions(m, rs_py_ledger_functions) < 0 ||
       rs_add_functions(m, rs_py_kernel_functions) < 0 ||
-      rs_add_functions(m, rs_py_expr_functions) < 0)
+      rs_add_functions(m, rs_py_expr_functions) < 0 ||
+      rs_add_functions(m, rs_py_stats_functions) < 0 /* stats */)
     goto fail;
   if (rs_py_ops_init(m) < 0) goto fail;
   for (int d = 0; d < RS_DTYPE_COUNT; d++)

@@ -75,6 +75,15 @@ static rs_status host_solve(rs_backend *b, const rs_solve_plan *p, void *stream)
   return RS_OK;
 }
 
+/* stats */
+static rs_status host_scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_scan(pool, p);
+  return RS_OK;
+}
+
 const rs_ops_table rs_ops_host = {
     .name = "host",
     .ew = host_ew,
@@ -84,4 +93,6 @@ const rs_ops_table rs_ops_host = {
     .matmul = host_matmul,
     .svd = host_svd,
     .solve = host_solve,
+    /* stats */
+    .scan = host_scan,
 };

@@ -179,6 +179,21 @@ typedef struct rs_solve_plan {
   int32_t *info;
 } rs_solve_plan;
 
+/* ---- scans (stats) ------------------------------------------------------------------ */
+/* Inclusive scans of rows x n elements, C-contiguous: dst row r element i is the sum (or
+ * product) of src row r elements 0..i, in order. src and dst have one dtype, the
+ * accumulator's: int64, uint64 (wrapping), float32, float64, complex64 or complex128. dst
+ * may equal src. rows, n >= 1. */
+typedef enum rs_scan_op { RS_SCAN_SUM = 0, RS_SCAN_PROD } rs_scan_op;
+
+typedef struct rs_scan_plan {
+  rs_scan_op op;
+  rs_dtype dtype;
+  int64_t rows, n;
+  const void *src;
+  void *dst;
+} rs_scan_plan;
+
 #ifdef __cplusplus
 }
 #endif

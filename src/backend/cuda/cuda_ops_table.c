@@ -10,4 +10,6 @@ const rs_ops_table rs_cuda_ops = {
     .matmul = rs_cuda_ops_matmul,
     .svd = rs_cuda_ops_svd,
     .solve = rs_cuda_ops_solve,
+    /* stats */
+    .scan = rs_cuda_ops_scan,
 };
