@@ -100,28 +100,31 @@ static void test_scan_views(rs_context *ctx) {
   CHECK(bad == 0);
 }
 
-/* A long row (one CUB scan) and many short rows (scan by key) of int32 against a plain
- * loop: exact. */
+/* int32 against a plain loop, exact: a long row (one CUB scan), many short rows (scan by
+ * key), and axes that are not the last (the GPU's column scan, chunked or not). */
 static void test_scan_long(rs_context *ctx) {
-  int64_t shapes[2][2] = {{1, 3000001}, {20001, 37}};
-  for (int k = 0; k < 2; k++) {
-    int64_t n = shapes[k][0] * shapes[k][1];
-    int32_t *h = malloc((size_t)n * sizeof *h);
-    int64_t *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
-    for (int64_t i = 0; i < n; i++) h[i] = (int32_t)((i * 7919) % 2001) - 1000;
-    for (int64_t r = 0; r < shapes[k][0]; r++) {
-      int64_t acc = 0;
-      for (int64_t j = 0; j < shapes[k][1]; j++) want[r * shapes[k][1] + j] = acc += h[r * shapes[k][1] + j];
-    }
+  const int64_t shapes[5][3] = {{1, 1, 3000001}, {1, 20001, 37}, {1, 5000, 300}, {3, 40000, 5}, {2, 7, 70001}};
+  const int axes[5] = {2, 2, 1, 1, 1};
+  for (int k = 0; k < 5; k++) {
+    int64_t outer = shapes[k][0] * (axes[k] == 2 ? shapes[k][1] : 1), n = shapes[k][axes[k]];
+    int64_t inner = axes[k] == 2 ? 1 : shapes[k][2], total = shapes[k][0] * shapes[k][1] * shapes[k][2];
+    int32_t *h = malloc((size_t)total * sizeof *h);
+    int64_t *want = malloc((size_t)total * sizeof *want), *got = malloc((size_t)total * sizeof *got);
+    for (int64_t i = 0; i < total; i++) h[i] = (int32_t)((i * 7919) % 2001) - 1000;
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < inner; j++) {
+        int64_t acc = 0;
+        for (int64_t i = 0; i < n; i++) want[(o * n + i) * inner + j] = acc += h[(o * n + i) * inner + j];
+      }
     rs_array *hx = NULL, *dx = NULL, *y = NULL;
-    CHECK_OK(rs_host_array_wrap(&hx, ctx, h, 2, shapes[k], RS_INT32, NULL));
+    CHECK_OK(rs_host_array_wrap(&hx, ctx, h, 3, shapes[k], RS_INT32, NULL));
     CHECK_OK(rs_to_device(&dx, hx, 0, NULL));
-    CHECK_OK(rs_cumulative_sum(&y, dx, 1, 0, NULL));
+    CHECK_OK(rs_cumulative_sum(&y, dx, axes[k], 0, NULL));
     CHECK_EQ_I64(rs_array_dtype(y), RS_INT64);
     CHECK_OK(rs_t_read_(y, got));
     int64_t wrong = 0;
-    for (int64_t i = 0; i < n; i++) wrong += got[i] != want[i];
-    CHECK_EQ_I64(wrong, 0);
+    for (int64_t i = 0; i < total; i++) wrong += got[i] != want[i];
+    CHECK_MSG(wrong == 0, "shape %d: %lld wrong", k, (long long)wrong);
     tl_release(3, hx, dx, y);
     free(h);
     free(want);

@@ -180,16 +180,18 @@ typedef struct rs_solve_plan {
 } rs_solve_plan;
 
 /* ---- scans (stats) ------------------------------------------------------------------ */
-/* Inclusive scans of rows x n elements, C-contiguous: dst row r element i is the sum (or
- * product) of src row r elements 0..i, in order. src and dst have one dtype, the
- * accumulator's: int64, uint64 (wrapping), float32, float64, complex64 or complex128. dst
- * may equal src. rows, n >= 1. */
+/* Inclusive scans along the middle axis of a C-contiguous outer x n x inner block:
+ * dst[o, i, j] is the sum (or product) of src[o, 0..i, j], in order. inner == 1 is a batch
+ * of contiguous rows; inner > 1 an axis that is not the last, scanned where it lies
+ * (no transpose). src and dst have one dtype, the accumulator's: int64, uint64
+ * (wrapping), float32, float64, complex64 or complex128. dst may equal src. outer, n,
+ * inner >= 1. */
 typedef enum rs_scan_op { RS_SCAN_SUM = 0, RS_SCAN_PROD } rs_scan_op;
 
 typedef struct rs_scan_plan {
   rs_scan_op op;
   rs_dtype dtype;
-  int64_t rows, n;
+  int64_t outer, n, inner;
   const void *src;
   void *dst;
 } rs_scan_plan;

@@ -1,8 +1,9 @@
-/* cumulative_sum and cumulative_prod (the array API's, NumPy 2's cumulative_*): the axis
- * is moved last by a view, gathered (and cast to the accumulator's dtype) into a
- * contiguous temporary only when it is not already that, scanned row by row by the
- * backend (src/native/native_scan.c; CUB on the GPU), and written into the result's
- * range after the optional initial value. */
+/* cumulative_sum and cumulative_prod (the array API's, NumPy 2's cumulative_*): the input
+ * is gathered (and cast to the accumulator's dtype) into a C-contiguous temporary only
+ * when it is not already that, scanned by the backend along the axis where it lies - an
+ * outer x n x inner block, no transpose (src/native/native_scan.c; CUB and a column
+ * kernel on the GPU) - straight into the result when it can, and written into the
+ * result's range after the optional initial value. */
 #include "core/dtype_rules.h"
 #include "core/error.h"
 #include "ops/axis_view.h"
@@ -18,9 +19,8 @@ static rs_dtype scan_dtype(rs_dtype in) {
   return in;
 }
 
-/* Scan a (axis moved last: av) into body (the result's range, same shape), working in
- * wd. */
-static rs_status scan_rows(rs_array *body, const rs_array *av, rs_scan_op op, rs_dtype wd, rs_stream *stream,
+/* Scan av along axis ax into body (the result's range, av's shape), working in wd. */
+static rs_status scan_axis(rs_array *body, const rs_array *av, int ax, rs_scan_op op, rs_dtype wd, rs_stream *stream,
                            const char *name) {
   rs_context *ctx = av->ctx;
   rs_array *src = NULL, *dst = NULL;
@@ -47,8 +47,10 @@ static rs_status scan_rows(rs_array *body, const rs_array *av, rs_scan_op op, rs
     const rs_array *in[1] = {src};
     st = rs_ops_stage_begin(&s, name, ctx, stream, 1, in, 1, &dst);
     if (st == RS_OK) {
-      int64_t n = av->shape[av->ndim - 1];
-      rs_scan_plan p = {op, wd, rs_array_size(av) / n, n, rs_ops_stage_ptr(&s, 0), rs_ops_stage_ptr(&s, 1)};
+      int64_t outer = 1, inner = 1;
+      for (int k = 0; k < ax; k++) outer *= av->shape[k];
+      for (int k = ax + 1; k < av->ndim; k++) inner *= av->shape[k];
+      rs_scan_plan p = {op, wd, outer, av->shape[ax], inner, rs_ops_stage_ptr(&s, 0), rs_ops_stage_ptr(&s, 1)};
       st = s.ops->scan(s.be, &p, s.stream);
       st = rs_ops_stage_end(&s, st);
     }
@@ -82,20 +84,16 @@ static rs_status scan_impl(rs_array **out, rs_scan_op op, const rs_array *a, int
   rs_ops_result r;
   RS_TRY(rs_ops_result_begin(&r, out, a->ctx, rs_ops_on_device(a), a->ndim, shape, rdt, RS_ORDER_C,
                              RS_OPS_CAST_SAME_KIND, name));
-  int last = a->ndim - 1;
-  rs_array *av = NULL, *tv = NULL, *body = NULL, *first = NULL;
-  rs_status st = rs_ops_axis_last(&av, a, ax);
-  if (st == RS_OK) st = rs_ops_axis_last(&tv, r.target, ax);
-  if (st == RS_OK && rs_array_size(a) > 0) {
-    st = rs_ops_axis_range(&body, tv, last, init, init + n);
-    if (st == RS_OK) st = scan_rows(body, av, op, wd, stream, name);
+  rs_array *body = NULL, *first = NULL;
+  rs_status st = RS_OK;
+  if (rs_array_size(a) > 0) {
+    st = rs_ops_axis_range(&body, r.target, ax, init, init + n);
+    if (st == RS_OK) st = scan_axis(body, a, ax, op, wd, stream, name);
   }
   if (st == RS_OK && init && rs_array_size(r.target) > 0) {
-    st = rs_ops_axis_range(&first, tv, last, 0, 1);
+    st = rs_ops_axis_range(&first, r.target, ax, 0, 1);
     if (st == RS_OK) st = rs_full_into(first, rs_scalar_int(op == RS_SCAN_PROD ? 1 : 0), stream);
   }
-  rs_array_release(av);
-  rs_array_release(tv);
   rs_array_release(body);
   rs_array_release(first);
   return rs_ops_result_end(&r, st);
