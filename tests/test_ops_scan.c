@@ -132,6 +132,30 @@ static void test_scan_long(rs_context *ctx) {
   }
 }
 
+/* in place, and into a shifted view of the input (computed as if the input were read
+ * first) */
+static void test_scan_inplace(rs_context *ctx) {
+  double h[6] = {1, 2, 3, 4, 5, 6}, got[6];
+  int64_t n = 6;
+  for (int pl = 0; pl < 2; pl++) {
+    rs_array *hx = NULL, *x = NULL, *lo = NULL, *hi = NULL;
+    CHECK_OK(rs_host_array_wrap(&hx, ctx, h, 1, &n, RS_FLOAT64, NULL));
+    if (pl) CHECK_OK(rs_copy(&x, hx, NULL));
+    else CHECK_OK(rs_to_device(&x, hx, 0, NULL));
+    CHECK_OK(rs_cumulative_sum_into(x, x, 0, 0, NULL));
+    CHECK_OK(rs_t_read_(x, got));
+    CHECK(got[0] == 1 && got[1] == 3 && got[2] == 6 && got[5] == 21);
+    rs_slice a[1] = {{1, 6, 1}}, b[1] = {{0, 5, 1}};
+    CHECK_OK(rs_array_slice(&hi, x, 1, a));
+    CHECK_OK(rs_array_slice(&lo, x, 1, b));
+    CHECK_OK(rs_cumulative_sum_into(hi, lo, 0, 0, NULL)); /* x[1:] = cumsum(x[:-1]) */
+    CHECK_OK(rs_t_read_(x, got));
+    CHECK_MSG(got[0] == 1 && got[1] == 1 && got[2] == 4 && got[3] == 10 && got[4] == 20 && got[5] == 35,
+              "got %g %g %g %g %g %g", got[0], got[1], got[2], got[3], got[4], got[5]);
+    tl_release(4, hx, x, lo, hi);
+  }
+}
+
 static void test_scan_bad(rs_context *ctx) {
   int64_t sh[2] = {3, 4}, three = 3;
   rs_array *a = NULL, *z = NULL, *dst = NULL, *r = NULL, *one = NULL;
@@ -161,5 +185,5 @@ static void test_scan_bad(rs_context *ctx) {
 }
 
 static const rs_test_case tests[] = {RS_TEST(test_scan_values), RS_TEST(test_scan_views), RS_TEST(test_scan_long),
-                                     RS_TEST(test_scan_bad)};
+                                     RS_TEST(test_scan_inplace), RS_TEST(test_scan_bad)};
 RS_TEST_MAIN(tests)

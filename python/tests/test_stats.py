@@ -57,7 +57,8 @@ def test_cumulative(rng, where, dtype):
                   np.cumulative_prod(a, axis=axis, include_initial=init), rtol=1e-6)
     v = rs.asarray(a[0, 0]).to_device(where)
     check(rs.cumulative_sum(v), np.cumulative_sum(a[0, 0]), rtol=1e-6)
-    check(rs.cumulative_sum(x, axis=1, dtype="float64"), np.cumulative_sum(a, axis=1, dtype="float64"))
+    if dtype != "complex64":  # (a complex to real cast drops the imaginary part: NumPy warns)
+        check(rs.cumulative_sum(x, axis=1, dtype="float64"), np.cumulative_sum(a, axis=1, dtype="float64"))
     with pytest.raises(rs.ResidentError, match="axis"):
         rs.cumulative_sum(x)  # 3-d: an axis is required
     with pytest.raises(rs.ResidentError, match="axis"):

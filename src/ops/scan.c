@@ -32,7 +32,11 @@ static rs_status scan_axis(rs_array *body, const rs_array *av, int ax, rs_scan_o
     st = rs_ops_alloc(&src, ctx, rs_ops_on_device(av), av->ndim, av->shape, wd, RS_ORDER_C, name);
     if (st == RS_OK) st = rs_astype_into(src, av, wd, stream);
   }
-  int direct = rs_array_is_c_contiguous(body) && body->dtype == wd;
+  /* straight into the result when it has the temporary's layout - and, over the input's
+   * own memory, is exactly the input (an in-place scan; a shifted overlap goes through a
+   * temporary) */
+  int direct = rs_array_is_c_contiguous(body) && body->dtype == wd &&
+               (body->buf != av->buf || body->offset == av->offset);
   if (st == RS_OK) {
     if (direct)
       dst = body;
