@@ -43,16 +43,16 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=20)
     p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--quick", action="store_true", help="10x smaller arrays")
+    p.add_argument("--quick", action="store_true", help="100x smaller arrays (a smoke test)")
     a = p.parse_args()
     try:
         import cupy as cp
     except Exception as e:  # noqa: BLE001 - no CuPy: resident's figures alone
         print(f"cupy: skipped ({type(e).__name__}: {e})")
         cp = None
-    scale = 10 if a.quick else 1
+    scale = 100 if a.quick else 1
     n1 = 100_000_000 // scale
-    side = 10_000 // (3 if a.quick else 1)
+    side = 10_000 // (10 if a.quick else 1)
     rsync = rs.Stream.null.synchronize
     csync = cp.cuda.Stream.null.synchronize if cp else None
     print(f"resident {rs.__version__}, backend {rs.backend()}, device {rs.device_info()['name']}")
@@ -69,18 +69,18 @@ def main():
     got = rs.cumulative_sum(r1).get()
     want = np.cumsum(h1.astype(np.float64))
     err = np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want)))
-    print(f"cumulative_sum 100M float32: max |error| / max |sum| = {err:.2e} (float32 scan vs float64 reference)")
+    print(f"cumulative_sum {n1:,} float32: max |error| / max |sum| = {err:.2e} (float32 scan vs float64 reference)")
     np.testing.assert_allclose(rs.var(r2, axis=1).get(), np.var(h2, axis=1), rtol=1e-5)
     np.testing.assert_array_equal(rs.sort(r2, axis=0).get(), np.sort(h2, axis=0))
 
     f8 = 8  # bytes of an int64 index
     work = [  # name, resident fn, cupy fn, bytes moved, bandwidth-bound
         ("copy float32 (reference)", lambda: r2.copy(), (lambda: c2.copy()) if cp else None, 2 * h2.nbytes, True),
-        ("cumulative_sum 100M float32", lambda: rs.cumulative_sum(r1), (lambda: cp.cumsum(c1)) if cp else None,
+        (f"cumulative_sum {n1 // 1_000_000}M float32", lambda: rs.cumulative_sum(r1), (lambda: cp.cumsum(c1)) if cp else None,
          2 * h1.nbytes, True),
-        ("cumulative_sum axis 1, 10k x 10k f32", lambda: rs.cumulative_sum(r2, axis=1),
+        (f"cumulative_sum axis 1, {side}^2 f32", lambda: rs.cumulative_sum(r2, axis=1),
          (lambda: cp.cumsum(c2, axis=1)) if cp else None, 2 * h2.nbytes, True),
-        ("cumulative_sum axis 0, 10k x 10k f32", lambda: rs.cumulative_sum(r2, axis=0),
+        (f"cumulative_sum axis 0, {side}^2 f32", lambda: rs.cumulative_sum(r2, axis=0),
          (lambda: cp.cumsum(c2, axis=0)) if cp else None, 2 * h2.nbytes, True),
         ("sum axes (0, 2) f32", lambda: rs.sum(r3, axis=(0, 2)), (lambda: cp.sum(c3, axis=(0, 2))) if cp else None,
          h3.nbytes, True),

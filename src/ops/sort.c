@@ -16,49 +16,47 @@ static rs_status sort_last(rs_array *target, const rs_array *a, int argsort, rs_
   int64_t n = a->shape[a->ndim - 1], size = rs_array_size(a);
   rs_status st = RS_OK;
   rs_array *src = NULL, *dst = NULL;
-  {
-    /* the rows must be contiguous: gather a view first; sort straight into out when it is
-     * contiguous, else into a private copy or a temporary, copied to out below */
-    if (rs_array_is_c_contiguous(a)) {
-      src = (rs_array *)(uintptr_t)a;
-      rs_array_retain(src);
-    } else { /* a C-ordered copy (rs_copy alone would keep an F layout) */
-      st = rs_ops_alloc(&src, ctx, rs_ops_on_device(a), a->ndim, a->shape, a->dtype, RS_ORDER_C, name);
-      if (st == RS_OK) st = rs_copy_into(src, a, stream);
-    }
-    if (st == RS_OK) {
-      if (rs_array_is_c_contiguous(target)) {
-        dst = target;
-        rs_array_retain(dst);
-      } else if (!argsort && src != a) {
-        dst = src;
-        rs_array_retain(dst);
-      } else {
-        st = rs_ops_alloc(&dst, ctx, rs_ops_on_device(target), a->ndim, a->shape, rdt, RS_ORDER_C, name);
-      }
-    }
-    if (st == RS_OK) {
-      rs_ops_stage s;
-      const rs_array *in[1] = {src};
-      st = rs_ops_stage_begin(&s, name, ctx, stream, 1, in, 1, &dst);
-      if (st == RS_OK) {
-        rs_sort_plan p = {a->dtype, argsort, size / n, n, NULL, NULL, NULL};
-        p.src = rs_ops_stage_ptr(&s, 0);
-        if (argsort)
-          p.indices = (int64_t *)(void *)rs_ops_stage_ptr(&s, 1);
-        else
-          p.dst = rs_ops_stage_ptr(&s, 1);
-        st = s.ops->sort(s.be, &p, s.stream);
-        st = rs_ops_stage_end(&s, st);
-      }
-    }
-    if (st == RS_OK && dst != target) {
-      rs_copy_cause cause = {1, name, -1};
-      st = rs_copy_path(target, dst, stream, &cause);
-    }
-    rs_array_release(src);
-    rs_array_release(dst);
+  /* the rows must be contiguous: gather a view first; sort straight into out when it is
+   * contiguous, else into a private copy or a temporary, copied to out below */
+  if (rs_array_is_c_contiguous(a)) {
+    src = (rs_array *)(uintptr_t)a;
+    rs_array_retain(src);
+  } else { /* a C-ordered copy (rs_copy alone would keep an F layout) */
+    st = rs_ops_alloc(&src, ctx, rs_ops_on_device(a), a->ndim, a->shape, a->dtype, RS_ORDER_C, name);
+    if (st == RS_OK) st = rs_copy_into(src, a, stream);
   }
+  if (st == RS_OK) {
+    if (rs_array_is_c_contiguous(target)) {
+      dst = target;
+      rs_array_retain(dst);
+    } else if (!argsort && src != a) {
+      dst = src;
+      rs_array_retain(dst);
+    } else {
+      st = rs_ops_alloc(&dst, ctx, rs_ops_on_device(target), a->ndim, a->shape, rdt, RS_ORDER_C, name);
+    }
+  }
+  if (st == RS_OK) {
+    rs_ops_stage s;
+    const rs_array *in[1] = {src};
+    st = rs_ops_stage_begin(&s, name, ctx, stream, 1, in, 1, &dst);
+    if (st == RS_OK) {
+      rs_sort_plan p = {a->dtype, argsort, size / n, n, NULL, NULL, NULL};
+      p.src = rs_ops_stage_ptr(&s, 0);
+      if (argsort)
+        p.indices = (int64_t *)(void *)rs_ops_stage_ptr(&s, 1);
+      else
+        p.dst = rs_ops_stage_ptr(&s, 1);
+      st = s.ops->sort(s.be, &p, s.stream);
+      st = rs_ops_stage_end(&s, st);
+    }
+  }
+  if (st == RS_OK && dst != target) {
+    rs_copy_cause cause = {1, name, -1};
+    st = rs_copy_path(target, dst, stream, &cause);
+  }
+  rs_array_release(src);
+  rs_array_release(dst);
   return st;
 }
 
