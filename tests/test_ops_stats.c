@@ -63,6 +63,44 @@ static void test_var_offset(rs_context *ctx) {
   free(h);
 }
 
+/* _into: a float64 destination of a float32 var (the fast path through a temporary) and a
+ * strided view (the composed path), against NumPy */
+static void test_var_into(rs_context *ctx) {
+  ew_suite *s = suite_new();
+  int64_t sh[2] = {6, 50}, o6[1] = {6}, o12[1] = {12};
+  pair a;
+  CHECK_OK(make_pair(&a, s, ctx, RS_FLOAT32, 2, sh, 91, 0));
+  for (int pl = 0; pl < 2; pl++) {
+    rs_mem_kind where = pl ? RS_MEM_HOST : RS_MEM_DEVICE;
+    rs_array *x = pl ? a.host : a.dev, *d64 = NULL, *big = NULL, *view = NULL;
+    const int ax1[1] = {1};
+    CHECK_OK(rs_zeros(&d64, ctx, where, 1, o6, RS_FLOAT64, NULL));
+    CHECK_OK(rs_std_into(d64, x, 1, ax1, 1, 0, NULL));
+    CHECK_OK(rs_zeros(&big, ctx, where, 1, o12, RS_FLOAT32, NULL));
+    rs_slice every[1] = {{0, 12, 2}};
+    CHECK_OK(rs_array_slice(&view, big, 1, every));
+    CHECK_OK(rs_var_into(view, x, 1, ax1, 0, 0, NULL));
+    if (!pl) {
+      ew_case *c = suite_add(s, "std into float64");
+      c->dev = d64;
+      c->np = tl_np_expr(&s->np, "np.std(a%d, axis=1, ddof=1).astype(np.float64)", a.np);
+      c->rtol = 1e-5;
+      c = suite_add(s, "var into every other element");
+      c->dev = big;
+      c->np = tl_np_expr(&s->np, "(lambda z: (z.__setitem__(slice(0, 12, 2), np.var(a%d, axis=1)), z)[1])(np.zeros(12, np.float32))", a.np);
+      c->rtol = 1e-5;
+    } else {
+      s->c[s->n - 2].host = d64;
+      s->c[s->n - 1].host = big;
+    }
+    rs_array_release(view);
+  }
+  free_pair(&a);
+  int bad = suite_check(s, ctx);
+  suite_free(s);
+  CHECK(bad == 0);
+}
+
 /* sum / prod / mean / min / max over several axes with keepdims meet the standard */
 static void test_reductions_axes(rs_context *ctx) {
   ew_suite *s = suite_new();
@@ -291,7 +329,7 @@ static void test_sort_axis_inplace_bad(rs_context *ctx) {
 }
 
 static const rs_test_case tests[] = {
-    RS_TEST(test_var_std),    RS_TEST(test_var_offset), RS_TEST(test_reductions_axes), RS_TEST(test_var_bad),
+    RS_TEST(test_var_std),    RS_TEST(test_var_offset), RS_TEST(test_var_into), RS_TEST(test_reductions_axes), RS_TEST(test_var_bad),
     RS_TEST(test_clip),       RS_TEST(test_clip_bad),   RS_TEST(test_diff),            RS_TEST(test_diff_bad),
     RS_TEST(test_sort_axes),  RS_TEST(test_sort_axis_inplace_bad)};
 RS_TEST_MAIN(tests)

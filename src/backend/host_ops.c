@@ -84,6 +84,14 @@ static rs_status host_scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
   return RS_OK;
 }
 
+static rs_status host_moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_moments(pool, p);
+  return RS_OK;
+}
+
 const rs_ops_table rs_ops_host = {
     .name = "host",
     .ew = host_ew,
@@ -95,4 +103,5 @@ const rs_ops_table rs_ops_host = {
     .solve = host_solve,
     /* stats */
     .scan = host_scan,
+    .moments = host_moments,
 };

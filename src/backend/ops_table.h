@@ -40,8 +40,9 @@ typedef struct rs_ops_table {
   rs_status (*matmul)(rs_backend *b, const rs_matmul_plan *p, void *stream);
   rs_status (*svd)(rs_backend *b, const rs_svd_plan *p, void *stream);
   rs_status (*solve)(rs_backend *b, const rs_solve_plan *p, void *stream);
-  /* stats: cumulative sums and products */
+  /* stats: cumulative sums and products; var / std over trailing axes in two passes */
   rs_status (*scan)(rs_backend *b, const rs_scan_plan *p, void *stream);
+  rs_status (*moments)(rs_backend *b, const rs_moments_plan *p, void *stream);
 } rs_ops_table;
 
 /* The host path: native loops run synchronously (the calling thread and the host pool). A device

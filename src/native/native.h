@@ -132,6 +132,8 @@ void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch
 
 /* Inclusive scans, row by row (native_scan.c; rows spread over the pool). */
 void rs_native_scan(rs_thread_pool *pool, const rs_scan_plan *p);
+/* var / std of contiguous rows (native_moments.c; rows spread over the pool). */
+void rs_native_moments(rs_thread_pool *pool, const rs_moments_plan *p);
 
 /* Philox4x32-10 (Salmon et al., SC'11): four 32-bit words of counter block `ctr` under
  * a 64-bit key. */

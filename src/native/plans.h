@@ -196,6 +196,20 @@ typedef struct rs_scan_plan {
   void *dst;
 } rs_scan_plan;
 
+/* Centered second moments (stats: var / std over trailing axes of a contiguous input):
+ * rows x n C-contiguous values of dtype float32 or float64; dst[r] (out_dtype float32 or
+ * float64, contiguous) = sum over row r of (x - mean_r)^2 / (n - correction), its square
+ * root when take_sqrt. Two passes over each row (the mean, then the deviations),
+ * accumulated in double. rows, n >= 1; n - correction > 0. */
+typedef struct rs_moments_plan {
+  rs_dtype dtype, out_dtype;
+  int64_t rows, n;
+  double correction;
+  int take_sqrt;
+  const void *src;
+  void *dst;
+} rs_moments_plan;
+
 #ifdef __cplusplus
 }
 #endif

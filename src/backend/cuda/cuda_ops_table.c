@@ -12,4 +12,5 @@ const rs_ops_table rs_cuda_ops = {
     .solve = rs_cuda_ops_solve,
     /* stats */
     .scan = rs_cuda_ops_scan,
+    .moments = rs_cuda_ops_moments,
 };
