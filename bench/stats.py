@@ -6,13 +6,15 @@
 Workloads (device arrays, a new result each call on both sides):
   cumulative_sum of 100M float32 (one row: one CUB DeviceScan) beside cupy.cumsum -
       target: no slower than CuPy;
-  cumulative_sum along axis 0 and axis 1 of 10000 x 10000 float32 (scan by key, the axis
-      gathered last first for axis 0) beside cupy.cumsum;
-  sum over axes (0, 2), var and std over axis 1 (float32 / float64), and sort / argsort
-      along axis 0, beside CuPy;
+  cumulative_sum along axis 1 (CUB scan by key) and axis 0 (the column scan, where the
+      axis lies) of 10000 x 10000 float32 beside cupy.cumsum;
+  sum over axes (0, 2); var / std over axis 1 and over everything (the two-pass backend
+      op), var over axis 0 (the composed path); sort along axis 0, argsort along axis 1;
+      beside CuPy;
 and the device copy (x.copy()) for the bandwidth figures. GB/s counts the bytes a
-workload must move at least (input read + result written); the last column is that
-against the copy's GB/s (target >= 90% where bandwidth-bound). Times are per call, the
+workload must move at least (input read + result written; var / std: the two passes'
+two reads); the last column is that against the copy's GB/s (target >= 90% where
+bandwidth-bound). Times are per call, the
 median of `--rounds` rounds of `--repeat` calls queued back to back then one
 synchronize (launch gaps included, as a loop sees them).
 """
@@ -84,10 +86,13 @@ def main():
          (lambda: cp.cumsum(c2, axis=0)) if cp else None, 2 * h2.nbytes, True),
         ("sum axes (0, 2) f32", lambda: rs.sum(r3, axis=(0, 2)), (lambda: cp.sum(c3, axis=(0, 2))) if cp else None,
          h3.nbytes, True),
-        ("var axis 1 f32", lambda: rs.var(r2, axis=1), (lambda: cp.var(c2, axis=1)) if cp else None, h2.nbytes, True),
-        ("std axis 1 f64", lambda: rs.std(r2d, axis=1), (lambda: cp.std(c2d, axis=1)) if cp else None,
-         h2d.nbytes, True),
-        ("var all f32", lambda: rs.var(r2), (lambda: cp.var(c2)) if cp else None, h2.nbytes, True),
+        ("var axis 1 f32 (2 reads)", lambda: rs.var(r2, axis=1), (lambda: cp.var(c2, axis=1)) if cp else None,
+         2 * h2.nbytes, True),
+        ("std axis 1 f64 (2 reads)", lambda: rs.std(r2d, axis=1), (lambda: cp.std(c2d, axis=1)) if cp else None,
+         2 * h2d.nbytes, True),
+        ("var all f32 (2 reads)", lambda: rs.var(r2), (lambda: cp.var(c2)) if cp else None, 2 * h2.nbytes, True),
+        ("var axis 0 f32 (composed, 2 reads)", lambda: rs.var(r2, axis=0), (lambda: cp.var(c2, axis=0)) if cp else None,
+         2 * h2.nbytes, True),
         ("sort axis 0 f32", lambda: rs.sort(r2, axis=0), (lambda: cp.sort(c2, axis=0)) if cp else None,
          2 * h2.nbytes, False),
         ("argsort axis 1 f32", lambda: rs.argsort(r2, axis=1), (lambda: cp.argsort(c2, axis=1)) if cp else None,
