@@ -63,6 +63,42 @@ static void test_var_offset(rs_context *ctx) {
   free(h);
 }
 
+/* Larger blocks than the NumPy cases, against a plain two-pass loop in double: one long
+ * row (the GPU's DeviceReduce), many rows (DeviceSegmentedReduce), a few rows, and a
+ * leading and a middle axis long enough to be cut into chunks on the GPU. */
+static void test_var_blocks(rs_context *ctx) {
+  const int64_t shapes[5][3] = {{1, 1, 2000003}, {1, 300, 1000}, {1, 5, 70001}, {1, 20000, 30}, {2, 5000, 40}};
+  const int64_t outer_of[5] = {1, 300, 5, 1, 2}, inner_of[5] = {1, 1, 1, 30, 40};
+  for (int k = 0; k < 5; k++) {
+    int64_t total = shapes[k][0] * shapes[k][1] * shapes[k][2], outer = outer_of[k], inner = inner_of[k];
+    int64_t n = total / outer / inner;
+    double *h = malloc((size_t)total * sizeof *h), *want = malloc((size_t)(outer * inner) * sizeof *want);
+    double *got = malloc((size_t)(outer * inner) * sizeof *got);
+    for (int64_t i = 0; i < total; i++) h[i] = 1000.0 + (double)((i * 7919) % 1999) / 7.0;
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < inner; j++) {
+        double m = 0, ss = 0;
+        for (int64_t i = 0; i < n; i++) m += h[(o * n + i) * inner + j];
+        m /= (double)n;
+        for (int64_t i = 0; i < n; i++) ss += (h[(o * n + i) * inner + j] - m) * (h[(o * n + i) * inner + j] - m);
+        want[o * inner + j] = sqrt(ss / (double)(n - 1));
+      }
+    rs_array *hx = NULL, *dx = NULL, *y = NULL;
+    CHECK_OK(rs_host_array_wrap(&hx, ctx, h, 3, shapes[k], RS_FLOAT64, NULL));
+    CHECK_OK(rs_to_device(&dx, hx, 0, NULL));
+    int ax = k < 3 ? 2 : 1;
+    CHECK_OK(rs_std(&y, dx, 1, &ax, 1, 0, NULL));
+    CHECK_OK(rs_t_read_(y, got));
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < outer * inner; i++) wrong += !(fabs(got[i] - want[i]) <= 1e-9 * want[i]);
+    CHECK_MSG(wrong == 0, "block %d: %lld wrong (first %.17g, want %.17g)", k, (long long)wrong, got[0], want[0]);
+    tl_release(3, hx, dx, y);
+    free(h);
+    free(want);
+    free(got);
+  }
+}
+
 /* _into: a float64 destination of a float32 var (the fast path through a temporary) and a
  * strided view (the composed path), against NumPy */
 static void test_var_into(rs_context *ctx) {
@@ -329,7 +365,7 @@ static void test_sort_axis_inplace_bad(rs_context *ctx) {
 }
 
 static const rs_test_case tests[] = {
-    RS_TEST(test_var_std),    RS_TEST(test_var_offset), RS_TEST(test_var_into), RS_TEST(test_reductions_axes), RS_TEST(test_var_bad),
+    RS_TEST(test_var_std),    RS_TEST(test_var_offset), RS_TEST(test_var_blocks), RS_TEST(test_var_into), RS_TEST(test_reductions_axes), RS_TEST(test_var_bad),
     RS_TEST(test_clip),       RS_TEST(test_clip_bad),   RS_TEST(test_diff),            RS_TEST(test_diff_bad),
     RS_TEST(test_sort_axes),  RS_TEST(test_sort_axis_inplace_bad)};
 RS_TEST_MAIN(tests)

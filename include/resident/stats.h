@@ -31,11 +31,13 @@ extern "C" {
  * Two passes (the mean, then the sum of squared deviations - no cancellation as in the
  * one-pass E[x^2] - E[x]^2), accumulated in float64 for float16 / float32 input: the
  * result is within a few units in the last place of NumPy's, tested against it at rtol
- * 1e-5 (float32) and 1e-12 (float64). float32 / float64 over the LAST axes of a
+ * 1e-5 (float32) and 1e-12 (float64). float32 / float64 over CONSECUTIVE axes of a
  * C-contiguous array (axes NULL included) is one backend op reading the input twice and
- * writing only the result (on the GPU CUB's DeviceReduce / DeviceSegmentedReduce over
- * transform iterators); other cases are composed of rs_mean, one fused elementwise pass
- * writing the squared deviations, and rs_sum (about twice the memory traffic).
+ * writing only the result (on the GPU: for the last axes CUB's DeviceReduce /
+ * DeviceSegmentedReduce over transform iterators, for leading or middle ones coalesced
+ * column sums); other cases (other dtypes, views, axes with gaps) are composed of
+ * rs_mean, one fused elementwise pass writing the squared deviations, and rs_sum (about
+ * twice the memory traffic).
  * Errors: correction < 0 or NaN is RS_ERR_INVALID_ARGUMENT; N - correction <= 0 (NumPy
  * warns "degrees of freedom <= 0" and returns inf or NaN; an empty reduction included)
  * is RS_ERR_INVALID_ARGUMENT too, nothing written. */

@@ -196,14 +196,15 @@ typedef struct rs_scan_plan {
   void *dst;
 } rs_scan_plan;
 
-/* Centered second moments (stats: var / std over trailing axes of a contiguous input):
- * rows x n C-contiguous values of dtype float32 or float64; dst[r] (out_dtype float32 or
- * float64, contiguous) = sum over row r of (x - mean_r)^2 / (n - correction), its square
- * root when take_sqrt. Two passes over each row (the mean, then the deviations),
- * accumulated in double. rows, n >= 1; n - correction > 0. */
+/* Centered second moments (stats: var / std over a block of consecutive axes of a
+ * contiguous input): an outer x n x inner C-contiguous block of dtype float32 or float64
+ * reduced along n: dst[o * inner + j] (out_dtype float32 or float64) = sum over i of
+ * (x[o, i, j] - mean_oj)^2 / (n - correction), its square root when take_sqrt. Two passes
+ * (the mean, then the deviations), accumulated in double. outer, n, inner >= 1;
+ * n - correction > 0. */
 typedef struct rs_moments_plan {
   rs_dtype dtype, out_dtype;
-  int64_t rows, n;
+  int64_t outer, n, inner;
   double correction;
   int take_sqrt;
   const void *src;

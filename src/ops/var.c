@@ -1,5 +1,5 @@
-/* var and std (resident/stats.h). float32 / float64 reduced over the last axes of a
- * contiguous array (axis None included) are one backend op: two passes over each row.
+/* var and std (resident/stats.h). float32 / float64 reduced over consecutive axes of a
+ * contiguous array (axis None included) are one backend op reading the input twice.
  * Everything else is built from the reductions and one fused elementwise expression - the
  * mean over the axes (kept, so it broadcasts), the squared deviations |x - mean|^2 in one
  * pass, their sum over the axes, divided by the degrees of freedom N - correction (and
@@ -21,9 +21,11 @@ static rs_dtype var_dtype(rs_dtype in) {
 }
 
 /* The reduced axes (checked as the reductions check them), N (their element count), the
- * result's shape, and whether the reduced axes are the last ones (`trailing`). */
-static rs_status reduced_count(int64_t *count, int *ndim_out, int64_t *shape, int64_t *out_size, int *trailing,
-                               const rs_array *a, int naxes, const int *axes, int keepdims, const char *name) {
+ * result's shape, and - when the reduced axes are consecutive (*block) - the element
+ * count of the axes after them (*inner). */
+static rs_status reduced_count(int64_t *count, int *ndim_out, int64_t *shape, int64_t *out_size, int *block,
+                               int64_t *inner, const rs_array *a, int naxes, const int *axes, int keepdims,
+                               const char *name) {
   int reduced[RS_MAX_DIMS] = {0};
   if (!axes) {
     for (int k = 0; k < a->ndim; k++) reduced[k] = 1;
@@ -44,11 +46,13 @@ static rs_status reduced_count(int64_t *count, int *ndim_out, int64_t *shape, in
     else o *= a->shape[k];
     if (!reduced[k] || keepdims) shape[nd++] = reduced[k] ? 1 : a->shape[k];
   }
-  int first = a->ndim;
-  while (first > 0 && reduced[first - 1]) first--;
-  int before = 0;
-  for (int k = 0; k < first; k++) before |= reduced[k];
-  *trailing = first < a->ndim && !before;
+  int first = 0, last = a->ndim - 1, gap = 0;
+  while (first < a->ndim && !reduced[first]) first++;
+  while (last >= 0 && !reduced[last]) last--;
+  for (int k = first; k <= last; k++) gap |= !reduced[k];
+  *block = first <= last && !gap;
+  *inner = 1;
+  for (int k = last + 1; k < a->ndim; k++) *inner *= a->shape[k];
   *count = n;
   *ndim_out = nd;
   *out_size = o;
@@ -71,11 +75,12 @@ static rs_status squared_deviations(rs_array **sq, const rs_array *x, const rs_a
   return st;
 }
 
-/* The common case in one backend op: float32 / float64, C-contiguous, reduced over the
- * last axes - rows x n, two passes over each row and nothing else (the "moments" entry of
- * the op tables: native loops, CUB on the GPU). */
-static rs_status var_rows(rs_array **io, const rs_array *a, int64_t rows, int64_t n, double correction, int take_sqrt,
-                          int ndim, const int64_t *shape, rs_stream *stream, const char *name) {
+/* The common case in one backend op: float32 / float64, C-contiguous, reduced over
+ * consecutive axes - an outer x n x inner block, two reads of the input and nothing else
+ * (the "moments" entry of the op tables: native loops, CUB and column sums on the GPU). */
+static rs_status var_block(rs_array **io, const rs_array *a, int64_t outer, int64_t n, int64_t inner,
+                           double correction, int take_sqrt, int ndim, const int64_t *shape, rs_stream *stream,
+                           const char *name) {
   rs_ops_result r;
   RS_TRY(rs_ops_result_begin(&r, io, a->ctx, rs_ops_on_device(a), ndim, shape, a->dtype, RS_ORDER_C,
                              RS_OPS_CAST_SAME_KIND, name));
@@ -92,7 +97,7 @@ static rs_status var_rows(rs_array **io, const rs_array *a, int64_t rows, int64_
     const rs_array *in[1] = {a};
     st = rs_ops_stage_begin(&s, name, a->ctx, stream, 1, in, 1, &dst);
     if (st == RS_OK) {
-      rs_moments_plan p = {a->dtype, a->dtype, rows, n, correction, take_sqrt, rs_ops_stage_ptr(&s, 0),
+      rs_moments_plan p = {a->dtype, a->dtype, outer, n, inner, correction, take_sqrt, rs_ops_stage_ptr(&s, 0),
                            rs_ops_stage_ptr(&s, 1)};
       st = s.ops->moments(s.be, &p, s.stream);
       st = rs_ops_stage_end(&s, st);
@@ -109,8 +114,9 @@ static rs_status var_impl(rs_array **io, const rs_array *a, int naxes, const int
   RS_TRY(rs_array_check(a, name));
   if (!(correction >= 0)) return rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: correction %g must be >= 0", name, correction);
   int64_t count = 0, out_size = 0, shape[RS_MAX_DIMS];
-  int ndim = 0, trailing = 0;
-  RS_TRY(reduced_count(&count, &ndim, shape, &out_size, &trailing, a, naxes, axes, keepdims, name));
+  int ndim = 0, block = 0;
+  int64_t inner = 1;
+  RS_TRY(reduced_count(&count, &ndim, shape, &out_size, &block, &inner, a, naxes, axes, keepdims, name));
   if (out_size > 0 && !((double)count - correction > 0))
     return rs_fail(RS_ERR_INVALID_ARGUMENT,
                    "%s: correction %g leaves no degrees of freedom for %lld elements per result (NumPy warns "
@@ -124,9 +130,9 @@ static rs_status var_impl(rs_array **io, const rs_array *a, int naxes, const int
       return rs_fail(RS_ERR_DTYPE, "%s: a %s result cannot be cast to dst's %s", name, rs_dtype_name(rdt),
                      rs_dtype_name((*io)->dtype));
   }
-  if (trailing && out_size > 0 && count > 0 && rs_array_is_c_contiguous(a) &&
+  if (block && out_size > 0 && count > 0 && rs_array_is_c_contiguous(a) &&
       (a->dtype == RS_FLOAT32 || a->dtype == RS_FLOAT64))
-    return var_rows(io, a, out_size, count, correction, take_sqrt, ndim, shape, stream, name);
+    return var_block(io, a, out_size / inner, count, inner, correction, take_sqrt, ndim, shape, stream, name);
   rs_array *x = NULL, *m = NULL, *sq = NULL, *s = NULL;
   rs_status st = RS_OK;
   if (a->dtype == wd) {

@@ -1,10 +1,15 @@
-// var / std of contiguous rows (the stats op table entry "moments", src/native/plans.h)
-// through CUB's reductions: a sum per row (the mean), then a sum per row of the squared
-// deviations, read through a transform iterator - two reads of the input, nothing
-// written but one value per row - accumulated in double; a last small kernel divides by
-// n - correction, takes the root for std and stores the output dtype.
-// Many rows: DeviceSegmentedReduce (a block per row); a few long rows (or one, axis None):
+// var / std along the middle axis of an outer x n x inner block (the stats op table entry
+// "moments", src/native/plans.h): two reads of the input, nothing written but one value
+// per output, accumulated in double; a last small kernel divides by n - correction,
+// takes the root for std and stores the output dtype.
+// inner == 1 (the last axes): CUB's reductions - a sum per row (the mean), then a sum per
+// row of the squared deviations read through a transform iterator. Many rows:
+// DeviceSegmentedReduce (a block per row); a few long rows (or one, axis None):
 // DeviceReduce per row, which spreads each row over the whole GPU.
+// inner > 1 (leading or middle axes): CUB reduces no strided columns, so each column is
+// summed where it lies, consecutive threads on consecutive columns (coalesced), the axis
+// cut into chunks so that enough threads run; per-chunk partials are added in chunk
+// order per column (deterministic, no atomics).
 #include <cstdint>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -69,11 +74,85 @@ cudaError_t row_sums(void *tmp, size_t *bytes, It it, double *out, long long row
   return cub::DeviceSegmentedReduce::Sum(tmp, *bytes, it, out, rows, begin, end, s);
 }
 
+// ---- columns (inner > 1) ----
+struct Cols {  // thread t: chunk t / cols of column t % cols (= o * inner + j)
+  long long n, inner, cols, chunks, len;
+  __device__ __forceinline__ long long first(long long t, long long *count) const {
+    long long col = t % cols, c = t / cols, i0 = c * len;
+    *count = n - i0 < len ? n - i0 : len;
+    return ((col / inner) * n + i0) * inner + col % inner;
+  }
+};
+
+// pass 1 (mean == nullptr): chunk sums of x; pass 2: of (x - mean[col])^2
 template <typename T>
-rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
+__global__ void col_partials(const T *x, const double *mean, double *part, Cols g) {
+  long long total = g.cols * g.chunks;
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    long long count, at = g.first(t, &count);
+    const T *q = x + at;
+    const double m = mean ? mean[t % g.cols] : 0.0;
+    double acc = 0;
+#pragma unroll 4
+    for (long long i = 0; i < count; i++) {
+      const double d = (double)q[i * g.inner] - m;
+      acc += mean ? d * d : d;
+    }
+    part[t] = acc;
+  }
+}
+
+// per column, the chunks' partials in order; divided by `by` (n for the mean, 1 else)
+__global__ void col_combine(const double *part, double *out, Cols g, double by) {
+  for (long long col = blockIdx.x * (long long)blockDim.x + threadIdx.x; col < g.cols;
+       col += (long long)gridDim.x * blockDim.x) {
+    double acc = 0;
+    for (long long c = 0; c < g.chunks; c++) acc += part[c * g.cols + col];
+    out[col] = acc / by;
+  }
+}
+
+constexpr long long kWantThreads = 1 << 19;
+constexpr long long kMinChunk = 64;
+
+template <typename T>
+rs_status moments_cols(rs_backend *b, const rs_moments_plan *p, void *stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   const T *x = static_cast<const T *>(p->src);
-  long long rows = p->rows, n = p->n;
+  Cols g{p->n, p->inner, p->outer * p->inner, 1, p->n};
+  long long chunks = (kWantThreads + g.cols - 1) / g.cols, most = (g.n + kMinChunk - 1) / kMinChunk;
+  if (chunks > most) chunks = most;
+  if (chunks < 1) chunks = 1;
+  g.len = (g.n + chunks - 1) / chunks;
+  g.chunks = (g.n + g.len - 1) / g.len;
+  long long threads = g.cols * g.chunks;
+  size_t cols_bytes = ((size_t)g.cols * sizeof(double) + 255) / 256 * 256;
+  void *mem = nullptr;
+  RS_TRY(rs_cuda_ops_scratch(b, 2 * cols_bytes + (size_t)threads * sizeof(double), stream, &mem));
+  double *mean = static_cast<double *>(mem);
+  double *ss = reinterpret_cast<double *>(static_cast<char *>(mem) + cols_bytes);
+  double *part = reinterpret_cast<double *>(static_cast<char *>(mem) + 2 * cols_bytes);
+  unsigned grid = rs_cuda_ops_grid(b, threads, 1, 8), cgrid = rs_cuda_ops_grid(b, g.cols, 1, 8);
+  col_partials<T><<<grid, kBlock, 0, s>>>(x, nullptr, part, g);
+  col_combine<<<cgrid, kBlock, 0, s>>>(part, mean, g, (double)g.n);
+  col_partials<T><<<grid, kBlock, 0, s>>>(x, mean, part, g);
+  col_combine<<<cgrid, kBlock, 0, s>>>(part, ss, g, 1.0);
+  finish<<<cgrid, kBlock, 0, s>>>(ss, p->dst, p->out_dtype == RS_FLOAT32, g.cols, (double)g.n - p->correction,
+                                  p->take_sqrt);
+  cudaError_t err = cudaGetLastError();
+  rs_cuda_ops_scratch_free(mem, stream);
+  if (err != cudaSuccess) return rs_cuda_fail(err, "var/std along an inner axis (%lld x %lld x %lld)",
+                                              (long long)p->outer, g.n, g.inner);
+  return RS_OK;
+}
+
+// ---- rows (inner == 1) ----
+template <typename T>
+rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
+  if (p->inner > 1) return moments_cols<T>(b, p, stream);
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const T *x = static_cast<const T *>(p->src);
+  long long rows = p->outer, n = p->n;
   auto counting = thrust::make_counting_iterator<long long>(0);
   auto vals = thrust::make_transform_iterator(counting, Value<T>{x});
   // the temporary storage of both passes (the deviations' iterator has the same shape)
