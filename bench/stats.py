@@ -10,8 +10,7 @@ Workloads (device arrays, a new result each call on both sides):
       axis lies) of 10000 x 10000 float32 beside cupy.cumsum;
   sum over axes (0, 2); var / std over axis 1 and over everything (the two-pass backend
       op, rows), var over axis 0 (the same op, columns); sort along axis 0, argsort along
-      axis 1;
-      beside CuPy;
+      axis 1; beside CuPy;
 and the device copy (x.copy()) for the bandwidth figures. GB/s counts the bytes a
 workload must move at least (input read + result written; var / std: the two passes'
 two reads); the last column is that against the copy's GB/s (target >= 90% where
