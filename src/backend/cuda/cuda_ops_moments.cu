@@ -15,6 +15,7 @@
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include "backend/cuda/cuda_fastdiv.cuh"
 #include "backend/cuda/cuda_ops.h"
 
 namespace {
@@ -29,12 +30,12 @@ struct Value {  // x[i] in double
 };
 
 template <typename T>
-struct Deviation {  // (x[i] - mean of its row)^2, the row's sum at sums[i / n]
+struct Deviation {  // (x[i] - mean of its row)^2, the row's sum at sums[row(i)]
   const T *x;
   const double *sums;
-  long long n;
+  RsRowOf row;
   __host__ __device__ __forceinline__ double operator()(long long i) const {
-    const double d = (double)x[i] - sums[i / n] / (double)n;
+    const double d = (double)x[i] - sums[row(i)] / (double)row.n;
     return d * d;
   }
 };
@@ -158,7 +159,8 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   // the temporary storage of both passes (the deviations' iterator has the same shape)
   size_t bytes_a = 0, bytes_b = 0;
   RS_CUDA_CALL(row_sums(nullptr, &bytes_a, vals, nullptr, rows, n, s), "cub row sums (size query)");
-  auto devs = thrust::make_transform_iterator(counting, Deviation<T>{x, nullptr, n});
+  const RsRowOf row = RsRowOf::make(n, rows * n);
+  auto devs = thrust::make_transform_iterator(counting, Deviation<T>{x, nullptr, row});
   RS_CUDA_CALL(row_sums(nullptr, &bytes_b, devs, nullptr, rows, n, s), "cub row sums (size query)");
   size_t tmp_bytes = bytes_a > bytes_b ? bytes_a : bytes_b;
   size_t sums_bytes = ((size_t)(2 * rows) * sizeof(double) + 255) / 256 * 256;
@@ -169,7 +171,7 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   size_t bytes = tmp_bytes;
   cudaError_t err = row_sums(tmp, &bytes, vals, sums, rows, n, s);
   if (err == cudaSuccess) {
-    auto devs2 = thrust::make_transform_iterator(counting, Deviation<T>{x, sums, n});
+    auto devs2 = thrust::make_transform_iterator(counting, Deviation<T>{x, sums, row});
     bytes = tmp_bytes;
     err = row_sums(tmp, &bytes, devs2, ss, rows, n, s);
   }

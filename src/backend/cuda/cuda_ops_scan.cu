@@ -14,6 +14,7 @@
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include "backend/cuda/cuda_fastdiv.cuh"
 #include "backend/cuda/cuda_ops.h"
 
 namespace {
@@ -44,11 +45,6 @@ struct Mul<Cx<T>> {
   __device__ __forceinline__ Cx<T> operator()(const Cx<T> &a, const Cx<T> &b) const {
     return Cx<T>{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
   }
-};
-
-struct RowOf {  // the key of element i: its row
-  long long n;
-  __host__ __device__ __forceinline__ long long operator()(long long i) const { return i / n; }
 };
 
 // The column geometry: element (o, i, j) is at (o * n + i) * inner + j; thread t takes
@@ -140,7 +136,8 @@ rs_status scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
   const T *src = static_cast<const T *>(p->src);
   T *dst = static_cast<T *>(p->dst);
   long long total = (long long)(p->outer * p->n);
-  auto keys = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), RowOf{(long long)p->n});
+  // the key of element i: its row
+  auto keys = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), RsRowOf::make(p->n, total));
   size_t bytes = 0;
   if (p->outer == 1)
     RS_CUDA_CALL(cub::DeviceScan::InclusiveScan(nullptr, bytes, src, dst, Op(), total, s),
