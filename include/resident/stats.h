@@ -55,11 +55,14 @@ RS_API rs_status rs_std_into(rs_array *dst, const rs_array *a, int naxes, const 
  * and starts with the identity (0 or 1). Result dtype (the array API's and NumPy's):
  * int64 for bool and signed integers, uint64 for unsigned ones (wrapping), the input's
  * dtype for floats and complex. float16 is accumulated in float32 (more precise than
- * NumPy's float16 steps). On the host and the simulator each row is summed in order in
- * the result's precision, as NumPy does (equal bit for bit); on the GPU through CUB's
- * DeviceScan (a batch of rows or an axis that is not the last: one scan by key over the
- * whole array, the axis gathered last first), whose float sums associate differently:
- * within a few units in the last place times log2(n). */
+ * NumPy's float16 steps). The axis is scanned where it lies (no transpose; a view
+ * input is first gathered into a contiguous copy). On the host and the simulator each
+ * column is accumulated in order in the result's precision, as NumPy does (equal bit for
+ * bit); on the GPU the last axis goes through CUB's DeviceScan (one row: one scan; a
+ * batch of rows: one scan by key over the whole array) and another axis through a
+ * chunked column scan (chunk totals, their scan, each chunk rescanned from its offset).
+ * GPU float sums associate differently: within a few units in the last place times
+ * log2(n), and may vary from run to run in the last bits (CUB's look-back). */
 RS_API rs_status rs_cumulative_sum(rs_array **out, const rs_array *a, int axis, int include_initial,
                                    rs_stream *stream);
 RS_API rs_status rs_cumulative_sum_into(rs_array *dst, const rs_array *a, int axis, int include_initial,
