@@ -70,6 +70,9 @@
  *     count back: one 8-byte device-to-host copy that the ledger records as implicit,
  *     with the op as its cause; integer indices are checked the same way (their min and
  *     max) before anything is written.
+ *     Statistics (resident/stats.h): var and std with correction over several axes,
+ *     cumulative_sum / cumulative_prod (CUB scans on the GPU), clip and diff; sort and
+ *     argsort along any axis, descending too (rs_sort_axis, rs_argsort_axis in sort.h).
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
@@ -233,5 +236,7 @@
 /* indexing, searching, sets */
 #include "resident/indexing.h"
 #include "resident/sets.h"
+/* stats */
+#include "resident/stats.h"
 
 #endif

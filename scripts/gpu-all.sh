@@ -7,10 +7,13 @@
 #   PHASE=bench  the benchmarks side by side with raw CUDA, Numba and CuPy
 #   PHASE=python the Python package on the build of PHASE=check: its pytest suite on the CUDA
 #                backend (interop with CuPy, PyTorch and Numba included) and on the simulator,
-#   PHASE=manip  issue 18's manipulation part alone (builds what it needs): its GPU tests, its
-#                pytest file and bench/manip.py (concat/flip/roll/tile GB/s beside copy and CuPy)
 #                then bench/python_overhead.py (y = x * 5 beside CuPy) and bench/index_cupy.py
 #                (unique of 50M int64, take, masks and put beside CuPy)
+#   PHASE=manip  issue 18's manipulation part alone (builds what it needs): its GPU tests, its
+#                pytest file and bench/manip.py (concat/flip/roll/tile GB/s beside copy and CuPy)
+#   PHASE=stats  issue 18's statistics and scans alone, from a bare machine: builds, runs the
+#                C tests of var/std, scans, clip, diff and sorts on any axis on the GPU, the
+#                Python tests of them, then bench/stats.py (beside CuPy)
 #   PHASE=stream issue 16 alone, in one call from a bare machine: builds what it needs, runs
 #                the streamed/staging/graph tests on the GPU, `resident pipeline --mode all`,
 #                bench/streamed, bench/pageable (default threads, then 2 and 4) and bench/launch
@@ -103,6 +106,26 @@ if [ "$PHASE" = manip ]; then
     PYTHONPATH="$PWD/$B-python" python3 bench/manip.py --mb 512 --repeat 20
   } > "$OUT/manip.log" 2>&1
   tail -n 60 "$OUT/manip.log"
+  exit 0
+fi
+
+if [ "$PHASE" = stats ]; then
+  if [ ! -f "$B/CMakeCache.txt" ]; then
+    args=(-S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_CUDA_ARCHITECTURES=native
+      -DRESIDENT_BUILD_BENCH=OFF)
+    [ -x /usr/local/cuda/bin/nvcc ] && args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+    cmake "${args[@]}" > "$OUT/configure-stats.log" 2>&1 || { tail -n 30 "$OUT/configure-stats.log"; exit 1; }
+  fi
+  cmake --build "$B" -j "$(nproc)" > "$OUT/build-stats.log" 2>&1 || { grep -E 'error' "$OUT/build-stats.log" | head -n 30; exit 1; }
+  {
+    echo "== C tests (cuda and sim) =="
+    ctest --test-dir "$B" -R 'test_ops_(scan|stats|sort|reduce)|test_bad_input_all' --output-on-failure --timeout 300
+    echo "== pytest (cuda backend): stats and sorts =="
+    WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh -k "stats or sort" -rs
+    echo "== bench/stats.py =="
+    PYTHONPATH="$PWD/$B-python" python3 bench/stats.py
+  } > "$OUT/stats.log" 2>&1
+  cat "$OUT/stats.log"
   exit 0
 fi
 

@@ -1503,6 +1503,112 @@ static void case_indexing(fx *f) {
   EXPECT(o2 == NULL && o3 == NULL && o4 == NULL);
 }
 
+/* stats.h and the any-axis sorts of sort.h (stats) */
+typedef rs_status (*var_fn)(rs_array **, const rs_array *, int, const int *, double, int, rs_stream *);
+typedef rs_status (*var_into_fn)(rs_array *, const rs_array *, int, const int *, double, int, rs_stream *);
+typedef rs_status (*scan_fn)(rs_array **, const rs_array *, int, int, rs_stream *);
+typedef rs_status (*scan_into_fn)(rs_array *, const rs_array *, int, int, rs_stream *);
+typedef rs_status (*asort_fn)(rs_array **, const rs_array *, int, int, int, rs_stream *);
+typedef rs_status (*asort_into_fn)(rs_array *, const rs_array *, int, int, int, rs_stream *);
+
+static void var_family(fx *f, const char *name, var_fn fn, var_into_fn into) {
+  const int ax0[1] = {0}, ax9[1] = {9}, twice[2] = {0, 0};
+  cur = name;
+  BAD(fn(NULL, f->d, 0, NULL, 0, 0, NULL));
+  BAD(fn(&o, NULL, 0, NULL, 0, 0, NULL));
+  BAD(fn(&o, f->dead, 0, NULL, 0, 0, NULL));
+  BAD(fn(&o, f->d, 1, ax9, 0, 0, NULL));
+  BAD(fn(&o, f->d, 2, twice, 0, 0, NULL));
+  BAD(fn(&o, f->d, -1, ax0, 0, 0, NULL));
+  BAD(fn(&o, f->d, 0, NULL, -1, 0, NULL));
+  BAD(fn(&o, f->d, 0, NULL, 9, 0, NULL)); /* 9 elements: no degree of freedom left */
+  BAD(fn(&o, f->d, 0, NULL, 0, 0, f->fs));
+  BAD(into(NULL, f->d, 0, NULL, 0, 0, NULL));
+  BAD(into(f->d, NULL, 0, NULL, 0, 0, NULL));
+  BAD(into(f->dead, f->d, 0, NULL, 0, 0, NULL));
+  BAD(into(f->d, f->d, 0, NULL, 0, 0, NULL));
+  BAD(into(f->row, f->d, 1, ax0, 0, 0, NULL));
+  BAD(into(f->fd, f->d, 1, ax0, 0, 0, NULL));
+  cur = "";
+}
+
+static void scan_family(fx *f, const char *name, scan_fn fn, scan_into_fn into) {
+  cur = name;
+  BAD(fn(NULL, f->d, 0, 0, NULL));
+  BAD(fn(&o, NULL, 0, 0, NULL));
+  BAD(fn(&o, f->dead, 0, 0, NULL));
+  BAD(fn(&o, f->d, 2, 0, NULL));
+  BAD(fn(&o, f->d, RS_ALL_AXES, 0, NULL)); /* 2-d: an axis is required */
+  BAD(fn(&o, f->d, 0, 0, f->fs));
+  BAD(into(NULL, f->d, 0, 0, NULL));
+  BAD(into(f->d, NULL, 0, 0, NULL));
+  BAD(into(f->dead, f->d, 0, 0, NULL));
+  BAD(into(f->d, f->d, 0, 1, NULL)); /* include_initial: (4, 3) */
+  BAD(into(f->fd, f->d, 0, 0, NULL));
+  BAD(into(f->row, f->d, 0, 0, NULL));
+  cur = "";
+}
+
+static void asort_family(fx *f, const char *name, asort_fn fn, asort_into_fn into, rs_array *ok_dst) {
+  cur = name;
+  BAD(fn(NULL, f->d, 0, 0, 1, NULL));
+  BAD(fn(&o, NULL, 0, 0, 1, NULL));
+  BAD(fn(&o, f->dead, 0, 0, 1, NULL));
+  BAD(fn(&o, f->d, 2, 0, 1, NULL));
+  BAD(fn(&o, f->d, -3, 1, 1, NULL));
+  BAD(fn(&o, f->d, 0, 0, 1, f->fs));
+  BAD(into(NULL, f->d, 0, 0, 1, NULL));
+  BAD(into(ok_dst, NULL, 0, 0, 1, NULL));
+  BAD(into(f->dead, f->d, 0, 0, 1, NULL));
+  BAD(into(ok_dst, f->d, 5, 0, 1, NULL));
+  BAD(into(f->fd, f->d, 0, 0, 1, NULL));
+  BAD(into(f->row, f->d, 0, 0, 1, NULL));
+  cur = "";
+}
+
+static void case_stats(fx *f) {
+  rs_scalar lo = rs_scalar_float(0), bad_kind = {(rs_scalar_kind)77, 0, 0.0, 0.0};
+  var_family(f, "[rs_var] ", rs_var, rs_var_into);
+  var_family(f, "[rs_std] ", rs_std, rs_std_into);
+  scan_family(f, "[rs_cumulative_sum] ", rs_cumulative_sum, rs_cumulative_sum_into);
+  scan_family(f, "[rs_cumulative_prod] ", rs_cumulative_prod, rs_cumulative_prod_into);
+  asort_family(f, "[rs_sort_axis] ", rs_sort_axis, rs_sort_axis_into, f->d);
+  asort_family(f, "[rs_argsort_axis] ", rs_argsort_axis, rs_argsort_axis_into, f->i64);
+  BAD(rs_clip(NULL, f->d, f->d, NULL, NULL));
+  BAD(rs_clip(&o, NULL, f->d, NULL, NULL));
+  BAD(rs_clip(&o, f->dead, NULL, NULL, NULL));
+  BAD(rs_clip(&o, f->d, f->dead, NULL, NULL));
+  BAD(rs_clip(&o, f->d, NULL, f->fd, NULL));
+  BAD(rs_clip(&o, f->d, f->row, NULL, NULL));
+  BAD(rs_clip(&o, f->d, NULL, NULL, f->fs));
+  BAD(rs_clip_into(NULL, f->d, NULL, NULL, NULL));
+  BAD(rs_clip_into(f->d, NULL, NULL, NULL, NULL));
+  BAD(rs_clip_into(f->fd, f->d, NULL, NULL, NULL));
+  BAD(rs_clip_into(f->row, f->d, f->d, NULL, NULL));
+  BAD(rs_clip_scalar(NULL, f->d, &lo, NULL, NULL));
+  BAD(rs_clip_scalar(&o, NULL, &lo, NULL, NULL));
+  BAD(rs_clip_scalar(&o, f->dead, &lo, NULL, NULL));
+  BAD(rs_clip_scalar(&o, f->d, &bad_kind, NULL, NULL));
+  BAD(rs_clip_scalar(&o, f->d, NULL, &lo, f->fs));
+  BAD(rs_clip_scalar_into(NULL, f->d, &lo, NULL, NULL));
+  BAD(rs_clip_scalar_into(f->d, NULL, &lo, NULL, NULL));
+  BAD(rs_clip_scalar_into(f->fd, f->d, &lo, NULL, NULL));
+  BAD(rs_clip_scalar_into(f->row, f->d, &lo, &lo, NULL));
+  BAD(rs_diff(NULL, f->d, 1, 0, NULL, NULL, NULL));
+  BAD(rs_diff(&o, NULL, 1, 0, NULL, NULL, NULL));
+  BAD(rs_diff(&o, f->dead, 1, 0, NULL, NULL, NULL));
+  BAD(rs_diff(&o, f->d, -1, 0, NULL, NULL, NULL));
+  BAD(rs_diff(&o, f->d, 1, 2, NULL, NULL, NULL));
+  BAD(rs_diff(&o, f->d, 1, 0, f->row, NULL, NULL));
+  BAD(rs_diff(&o, f->d, 1, 0, NULL, f->fd, NULL));
+  BAD(rs_diff(&o, f->d, 1, 0, f->dead, NULL, NULL));
+  BAD(rs_diff(&o, f->d, 1, 0, NULL, NULL, f->fs));
+  BAD(rs_diff_into(NULL, f->d, 1, 0, NULL, NULL, NULL));
+  BAD(rs_diff_into(f->d, NULL, 1, 0, NULL, NULL, NULL));
+  BAD(rs_diff_into(f->d, f->d, 1, 0, NULL, NULL, NULL)); /* (3, 3) for (2, 3) */
+  BAD(rs_diff_into(f->fd, f->d, 0, 0, NULL, NULL, NULL));
+}
+
 /* ---- every public function and the case that calls it ---------------------------------- */
 typedef void (*case_fn)(fx *f);
 static const struct {
@@ -1840,6 +1946,25 @@ static const struct {
     {"rs_unique_inverse_into", case_indexing},
     {"rs_unique_all", case_indexing},
     {"rs_unique_all_into", case_indexing},
+    /* stats */
+    {"rs_var", case_stats},
+    {"rs_var_into", case_stats},
+    {"rs_std", case_stats},
+    {"rs_std_into", case_stats},
+    {"rs_cumulative_sum", case_stats},
+    {"rs_cumulative_sum_into", case_stats},
+    {"rs_cumulative_prod", case_stats},
+    {"rs_cumulative_prod_into", case_stats},
+    {"rs_clip", case_stats},
+    {"rs_clip_into", case_stats},
+    {"rs_clip_scalar", case_stats},
+    {"rs_clip_scalar_into", case_stats},
+    {"rs_diff", case_stats},
+    {"rs_diff_into", case_stats},
+    {"rs_sort_axis", case_stats},
+    {"rs_sort_axis_into", case_stats},
+    {"rs_argsort_axis", case_stats},
+    {"rs_argsort_axis_into", case_stats},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -1,4 +1,5 @@
-/* resident/sort.h - sort and argsort along the last axis.
+/* resident/sort.h - sort and argsort along the last axis (rs_sort, rs_argsort) or any
+ * axis (rs_sort_axis, rs_argsort_axis: the array API's sort(x, axis, descending, stable)).
  *
  * Integer, bool and float dtypes (float16 included); complex is RS_ERR_DTYPE. NaN sorts
  * last, as in NumPy (whatever its sign bit). Both sorts are stable, so argsort equals
@@ -32,6 +33,22 @@ RS_API rs_status rs_sort(rs_array **out, const rs_array *a, rs_stream *stream);
 RS_API rs_status rs_sort_into(rs_array *dst, const rs_array *a, rs_stream *stream);
 RS_API rs_status rs_argsort(rs_array **out, const rs_array *a, rs_stream *stream);
 RS_API rs_status rs_argsort_into(rs_array *dst, const rs_array *a, rs_stream *stream);
+
+/* Along `axis` (negative counts from the end; out of range is RS_ERR_AXIS), ascending or
+ * descending. The axis is moved last and its rows sorted as above (a gather of the input
+ * and a scatter of the result when the axis is not the last, each at copy speed).
+ * descending is the array API's STABLE descending order, as array_api_compat gives it
+ * for NumPy: the reverse of the ascending sort of the reversed axis - NaNs first, equal
+ * elements in their original order (argsort: the first of equal elements first).
+ * `stable` is accepted for the standard's signature; every sort here is stable. */
+RS_API rs_status rs_sort_axis(rs_array **out, const rs_array *a, int axis, int descending, int stable,
+                              rs_stream *stream);
+RS_API rs_status rs_sort_axis_into(rs_array *dst, const rs_array *a, int axis, int descending, int stable,
+                                   rs_stream *stream);
+RS_API rs_status rs_argsort_axis(rs_array **out, const rs_array *a, int axis, int descending, int stable,
+                                 rs_stream *stream);
+RS_API rs_status rs_argsort_axis_into(rs_array *dst, const rs_array *a, int axis, int descending, int stable,
+                                      rs_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -84,49 +84,19 @@ RS_RED_(any, RS_REDUCE_ANY)
 #undef RS_RED_
 
 /* ---- sort ---------------------------------------------------------------------------- */
-static PyObject *do_sort(int arg, PyObject *a, int axis, PyObject *out) {
+static PyObject *do_sort(int arg, PyObject *a, int axis, int desc, PyObject *out) {
   rs_py_operand x;
-  rs_array *dst, *res = NULL, *src;
+  rs_array *dst, *res = NULL;
   if (rs_py_get_out(out, &dst) < 0) return NULL;
   if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  int nd = rs_array_ndim(x.h);
-  if (axis < 0) axis += nd;
-  if (nd == 0 || axis < 0 || axis >= nd) {
-    rs_py_operand_done(&x);
-    PyErr_Format(PyExc_ValueError, "sort: axis out of range for a %d-d array", nd);
-    return NULL;
-  }
-  int perm[RS_MAX_DIMS];
-  for (int i = 0; i < nd; i++) perm[i] = i;
-  perm[axis] = nd - 1;
-  perm[nd - 1] = axis;
-  rs_status s = RS_OK;
-  int moved = axis != nd - 1;
-  if (moved && dst) {
-    rs_py_operand_done(&x);
-    PyErr_SetString(PyExc_NotImplementedError, "sort with out= sorts along the last axis only");
-    return NULL;
-  }
-  src = x.h;
-  if (moved) {
-    s = rs_array_permute(&src, x.h, perm);
-    if (rs_py_check(s)) {
-      rs_py_operand_done(&x);
-      return NULL;
-    }
-  }
+  rs_status s;
   Py_BEGIN_ALLOW_THREADS
-  if (arg) s = dst ? rs_argsort_into(dst, src, NULL) : rs_argsort(&res, src, NULL);
-  else s = dst ? rs_sort_into(dst, src, NULL) : rs_sort(&res, src, NULL);
+  if (arg)
+    s = dst ? rs_argsort_axis_into(dst, x.h, axis, desc, 1, NULL) : rs_argsort_axis(&res, x.h, axis, desc, 1, NULL);
+  else
+    s = dst ? rs_sort_axis_into(dst, x.h, axis, desc, 1, NULL) : rs_sort_axis(&res, x.h, axis, desc, 1, NULL);
   Py_END_ALLOW_THREADS
-  if (moved) rs_array_release(src);
   rs_py_operand_done(&x);
-  if (s == RS_OK && moved) {
-    rs_array *back;
-    s = rs_array_permute(&back, res, perm);
-    rs_array_release(res);
-    res = back;
-  }
   return rs_py_result(s, res, out);
 }
 
@@ -136,11 +106,7 @@ static PyObject *f_sort(PyObject *m, PyObject *args, PyObject *kw) {
   PyObject *a, *out = Py_None, *kind = Py_None, *stable = Py_None;
   int axis = -1, desc = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOO$Op", kwl, &a, &axis, &out, &kind, &stable, &desc)) return NULL;
-  if (desc) {
-    PyErr_SetString(PyExc_NotImplementedError, "sort(descending=True)");
-    return NULL;
-  }
-  return do_sort(0, a, axis, out);
+  return do_sort(0, a, axis, desc, out);
 }
 static PyObject *f_argsort(PyObject *m, PyObject *args, PyObject *kw) {
   (void)m;
@@ -148,34 +114,22 @@ static PyObject *f_argsort(PyObject *m, PyObject *args, PyObject *kw) {
   PyObject *a, *out = Py_None, *kind = Py_None, *stable = Py_None;
   int axis = -1, desc = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOO$Op", kwl, &a, &axis, &out, &kind, &stable, &desc)) return NULL;
-  if (desc) {
-    PyErr_SetString(PyExc_NotImplementedError, "argsort(descending=True)");
-    return NULL;
-  }
-  return do_sort(1, a, axis, out);
+  return do_sort(1, a, axis, desc, out);
 }
 static PyObject *m_sort(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwl[] = {"axis", NULL};
   int axis = -1;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|i", kwl, &axis)) return NULL;
-  PyObject *r = do_sort(0, self, axis, axis == -1 || axis == rs_array_ndim(((RsArray *)self)->a) - 1 ? self : NULL);
+  PyObject *r = do_sort(0, self, axis, 0, self); /* in place along any axis */
   if (!r) return NULL;
-  if (r != self) { /* sorted along another axis: write back in place */
-    rs_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = rs_array_copy(((RsArray *)self)->a, ((RsArray *)r)->a, NULL);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(r);
-    if (rs_py_check(s)) return NULL;
-  } else
-    Py_DECREF(r);
+  Py_DECREF(r);
   Py_RETURN_NONE;
 }
 static PyObject *m_argsort(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwl[] = {"axis", NULL};
   int axis = -1;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|i", kwl, &axis)) return NULL;
-  return do_sort(1, self, axis, NULL);
+  return do_sort(1, self, axis, 0, NULL);
 }
 
 /* ---- matmul, linalg ------------------------------------------------------------------ */
@@ -377,9 +331,9 @@ PyMethodDef rs_py_reduce_methods[] = {
 PyMethodDef rs_py_reduce_functions[] = {
     RS_REDUCTIONS_(RS_RED_DEF_)
     {"sort", RS_KW_ f_sort, METH_VARARGS | METH_KEYWORDS,
-     "sort(a, axis=-1, out=None) -> sorted copy (stable; NaN last)."},
+     "sort(a, axis=-1, out=None, *, stable=True, descending=False) -> sorted copy (stable; NaN last)."},
     {"argsort", RS_KW_ f_argsort, METH_VARARGS | METH_KEYWORDS,
-     "argsort(a, axis=-1, out=None) -> int64 indices that sort a (stable)."},
+     "argsort(a, axis=-1, out=None, *, stable=True, descending=False) -> int64 indices that sort a (stable)."},
     {"_svd", RS_KW_ f_svd, METH_VARARGS | METH_KEYWORDS, "see resident.linalg.svd"},
     {"_solve", RS_KW_ f_solve, METH_VARARGS | METH_KEYWORDS, "see resident.linalg.solve"},
     {"allclose", RS_KW_ f_allclose, METH_VARARGS | METH_KEYWORDS,

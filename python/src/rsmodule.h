@@ -87,6 +87,8 @@ extern PyMethodDef rs_py_expr_functions[];
 PyObject *rs_py_memory_report_text(void); /* rs_memory_report as a str */
 extern PyMethodDef rs_py_ledger_functions[];
 extern PyMethodDef rs_py_kernel_functions[];
+/* ops_stats.c: var, std, cumulative_sum/prod, clip, diff (stats) */
+extern PyMethodDef rs_py_stats_functions[];
 
 /* ops_manip.c: manipulation and creation to the array API standard (issue 18) */
 extern PyMethodDef rs_py_manip_functions[];

@@ -105,6 +105,23 @@ static rs_status host_search(rs_backend *b, const rs_search_plan *p, void *strea
   return RS_OK;
 }
 
+/* stats */
+static rs_status host_scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_scan(pool, p);
+  return RS_OK;
+}
+
+static rs_status host_moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
+  (void)b, (void)stream;
+  rs_thread_pool *pool;
+  RS_TRY(rs_native_host_pool(&pool));
+  rs_native_moments(pool, p);
+  return RS_OK;
+}
+
 const rs_ops_table rs_ops_host = {
     .name = "host",
     .ew = host_ew,
@@ -119,4 +136,7 @@ const rs_ops_table rs_ops_host = {
     .select = host_select,
     .unique = host_unique,
     .search = host_search,
+    /* stats */
+    .scan = host_scan,
+    .moments = host_moments,
 };

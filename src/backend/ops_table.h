@@ -46,6 +46,9 @@ typedef struct rs_ops_table {
   rs_status (*select)(rs_backend *b, const rs_select_plan *p, void *stream);
   rs_status (*unique)(rs_backend *b, const rs_unique_plan *p, void *stream);
   rs_status (*search)(rs_backend *b, const rs_search_plan *p, void *stream);
+  /* stats: cumulative sums and products; var / std over trailing axes in two passes */
+  rs_status (*scan)(rs_backend *b, const rs_scan_plan *p, void *stream);
+  rs_status (*moments)(rs_backend *b, const rs_moments_plan *p, void *stream);
 } rs_ops_table;
 
 /* The host path: native loops run synchronously (the calling thread and the host pool). A device

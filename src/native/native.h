@@ -130,6 +130,11 @@ void rs_native_svd(rs_thread_pool *pool, const rs_svd_plan *p, void *scratch);
 size_t rs_native_solve_scratch(const rs_solve_plan *p);
 void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch);
 
+/* Inclusive scans, row by row (native_scan.c; rows spread over the pool). */
+void rs_native_scan(rs_thread_pool *pool, const rs_scan_plan *p);
+/* var / std of contiguous rows (native_moments.c; rows spread over the pool). */
+void rs_native_moments(rs_thread_pool *pool, const rs_moments_plan *p);
+
 /* Philox4x32-10 (Salmon et al., SC'11): four 32-bit words of counter block `ctr` under
  * a 64-bit key. */
 void rs_philox4x32(uint64_t key, uint64_t ctr, uint32_t out[4]);

@@ -179,6 +179,38 @@ typedef struct rs_solve_plan {
   int32_t *info;
 } rs_solve_plan;
 
+/* ---- scans (stats) ------------------------------------------------------------------ */
+/* Inclusive scans along the middle axis of a C-contiguous outer x n x inner block:
+ * dst[o, i, j] is the sum (or product) of src[o, 0..i, j], in order. inner == 1 is a batch
+ * of contiguous rows; inner > 1 an axis that is not the last, scanned where it lies
+ * (no transpose). src and dst have one dtype, the accumulator's: int64, uint64
+ * (wrapping), float32, float64, complex64 or complex128. dst may equal src. outer, n,
+ * inner >= 1. */
+typedef enum rs_scan_op { RS_SCAN_SUM = 0, RS_SCAN_PROD } rs_scan_op;
+
+typedef struct rs_scan_plan {
+  rs_scan_op op;
+  rs_dtype dtype;
+  int64_t outer, n, inner;
+  const void *src;
+  void *dst;
+} rs_scan_plan;
+
+/* Centered second moments (stats: var / std over a block of consecutive axes of a
+ * contiguous input): an outer x n x inner C-contiguous block of dtype float32 or float64
+ * reduced along n: dst[o * inner + j] (out_dtype float32 or float64) = sum over i of
+ * (x[o, i, j] - mean_oj)^2 / (n - correction), its square root when take_sqrt. Two passes
+ * (the mean, then the deviations), accumulated in double. outer, n, inner >= 1;
+ * n - correction > 0. */
+typedef struct rs_moments_plan {
+  rs_dtype dtype, out_dtype;
+  int64_t outer, n, inner;
+  double correction;
+  int take_sqrt;
+  const void *src;
+  void *dst;
+} rs_moments_plan;
+
 #ifdef __cplusplus
 }
 #endif

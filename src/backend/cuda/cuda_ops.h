@@ -96,6 +96,10 @@ rs_status rs_cuda_ops_random(rs_backend *b, const rs_random_plan *p, void *strea
 rs_status rs_cuda_ops_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream);
 rs_status rs_cuda_ops_svd(rs_backend *b, const rs_svd_plan *p, void *stream);
 rs_status rs_cuda_ops_solve(rs_backend *b, const rs_solve_plan *p, void *stream);
+/* stats: cumulative sums and products through CUB (cuda_ops_scan.cu) */
+rs_status rs_cuda_ops_scan(rs_backend *b, const rs_scan_plan *p, void *stream);
+/* stats: var / std of contiguous rows through CUB's reductions (cuda_ops_moments.cu) */
+rs_status rs_cuda_ops_moments(rs_backend *b, const rs_moments_plan *p, void *stream);
 
 #ifdef __cplusplus
 }

@@ -16,4 +16,7 @@ const rs_ops_table rs_cuda_ops = {
     .select = rs_cuda_ops_select,
     .unique = rs_cuda_ops_unique,
     .search = rs_cuda_ops_search,
+    /* stats */
+    .scan = rs_cuda_ops_scan,
+    .moments = rs_cuda_ops_moments,
 };

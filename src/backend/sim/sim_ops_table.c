@@ -209,6 +209,47 @@ static rs_status sim_solve(rs_backend *b, const rs_solve_plan *p, void *stream) 
   return submit(b, stream, solve_run, &t->h, "solve");
 }
 
+/* ---- scans (stats) ---- */
+typedef struct scan_task {
+  task_head h;
+  rs_scan_plan p;
+} scan_task;
+
+static void scan_run(void *arg) {
+  scan_task *t = arg;
+  rs_native_scan(&t->h.b->pool, &t->p);
+}
+
+static rs_status sim_scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
+  scan_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("scan", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.src = tr(p->src);
+  t->p.dst = tr(p->dst);
+  return submit(b, stream, scan_run, &t->h, "scan");
+}
+
+typedef struct moments_task {
+  task_head h;
+  rs_moments_plan p;
+} moments_task;
+
+static void moments_run(void *arg) {
+  moments_task *t = arg;
+  rs_native_moments(&t->h.b->pool, &t->p);
+}
+
+static rs_status sim_moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
+  moments_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("moments", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.src = tr(p->src);
+  t->p.dst = tr(p->dst);
+  return submit(b, stream, moments_run, &t->h, "moments");
+}
+
 const rs_ops_table rs_sim_ops = {
     .name = "sim",
     .ew = sim_ew,
@@ -223,4 +264,7 @@ const rs_ops_table rs_sim_ops = {
     .select = rs_sim_ops_select,
     .unique = rs_sim_ops_unique,
     .search = rs_sim_ops_search,
+    /* stats */
+    .scan = sim_scan,
+    .moments = sim_moments,
 };

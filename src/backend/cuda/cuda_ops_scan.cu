@@ -1,0 +1,181 @@
+// Cumulative sums and products (the stats op table entry "scan"), along the middle axis
+// of an outer x n x inner block (src/native/plans.h).
+//
+// inner == 1 (the last axis): CUB's DeviceScan. One row: InclusiveScan over it. Several
+// rows: one InclusiveScanByKey over the whole array, the key of element i being its row
+// i / n - a single pass at copy speed, never a launch per row.
+// inner > 1 (another axis): CUB has no strided scan, and gathering the axis last would
+// cost two transposes, so each column (o, j) is scanned where it lies, consecutive
+// threads on consecutive j (coalesced): the axis is cut into chunks so that enough
+// threads run (chunk totals, their scan per column, then each chunk rescanned from its
+// offset: reading the input twice, writing once).
+// Integer sums and products wrap (unsigned arithmetic), as NumPy's.
+#include <cstdint>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include "backend/cuda/cuda_fastdiv.cuh"
+#include "backend/cuda/cuda_ops.h"
+
+namespace {
+
+constexpr int kBlock = RS_CUDA_OPS_BLOCK;
+
+template <typename T>
+struct Cx {  // complex64 / complex128 as stored: re, im
+  T re, im;
+};
+
+template <typename T>
+struct Add {
+  __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+template <typename T>
+struct Mul {
+  __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a * b; }
+};
+template <typename T>
+struct Add<Cx<T>> {
+  __device__ __forceinline__ Cx<T> operator()(const Cx<T> &a, const Cx<T> &b) const {
+    return Cx<T>{a.re + b.re, a.im + b.im};
+  }
+};
+template <typename T>
+struct Mul<Cx<T>> {
+  __device__ __forceinline__ Cx<T> operator()(const Cx<T> &a, const Cx<T> &b) const {
+    return Cx<T>{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  }
+};
+
+// The column geometry: element (o, i, j) is at (o * n + i) * inner + j; thread t takes
+// chunk t / cols of column t % cols.
+struct Cols {
+  long long outer, n, inner, cols, chunks, len;
+  __device__ __forceinline__ long long first(long long t, long long *c, long long *count) const {
+    long long col = t % cols, o = col / inner, j = col % inner, i0;
+    *c = t / cols;
+    i0 = *c * len;
+    *count = n - i0 < len ? n - i0 : len;
+    return (o * n + i0) * inner + j;
+  }
+};
+
+template <typename T, typename Op>
+__global__ void chunk_totals(const T *src, T *tot, Cols g, Op op) {
+  long long total = g.cols * g.chunks;
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    long long c, count, at = g.first(t, &c, &count);
+    const T *s = src + at;
+    T acc = s[0];
+#pragma unroll 4
+    for (long long i = 1; i < count; i++) acc = op(acc, s[i * g.inner]);
+    tot[t] = acc;  // t = c * cols + col
+  }
+}
+
+template <typename T, typename Op>
+__global__ void scan_totals(T *tot, Cols g, Op op) {
+  for (long long col = blockIdx.x * (long long)blockDim.x + threadIdx.x; col < g.cols;
+       col += (long long)gridDim.x * blockDim.x) {
+    T acc = tot[col];
+    for (long long c = 1; c < g.chunks; c++) tot[c * g.cols + col] = acc = op(acc, tot[c * g.cols + col]);
+  }
+}
+
+template <typename T, typename Op>
+__global__ void chunk_scan(const T *src, T *dst, const T *tot, Cols g, Op op) {
+  long long total = g.cols * g.chunks;
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
+    long long c, count, at = g.first(t, &c, &count);
+    const T *s = src + at;
+    T *d = dst + at;
+    T acc = c > 0 ? op(tot[t - g.cols], s[0]) : s[0];
+    d[0] = acc;
+#pragma unroll 4
+    for (long long i = 1; i < count; i++) d[i * g.inner] = acc = op(acc, s[i * g.inner]);
+  }
+}
+
+// Enough threads to keep the memory system busy (a few per core of an H200-class GPU).
+constexpr long long kWantThreads = 1 << 19;
+constexpr long long kMinChunk = 32;
+
+template <typename T, typename Op>
+rs_status scan_columns(rs_backend *b, const rs_scan_plan *p, void *stream) {
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const T *src = static_cast<const T *>(p->src);
+  T *dst = static_cast<T *>(p->dst);
+  Cols g{p->outer, p->n, p->inner, p->outer * p->inner, 1, p->n};
+  long long chunks = (kWantThreads + g.cols - 1) / g.cols, most = (g.n + kMinChunk - 1) / kMinChunk;
+  if (chunks > most) chunks = most;
+  if (chunks < 1) chunks = 1;
+  g.len = (g.n + chunks - 1) / chunks;
+  g.chunks = (g.n + g.len - 1) / g.len;
+  long long threads = g.cols * g.chunks;
+  unsigned grid = rs_cuda_ops_grid(b, threads, 1, 8);
+  T *tot = nullptr;
+  if (g.chunks > 1) {
+    void *mem = nullptr;
+    RS_TRY(rs_cuda_ops_scratch(b, (size_t)threads * sizeof(T), stream, &mem));
+    tot = static_cast<T *>(mem);
+    chunk_totals<T, Op><<<grid, kBlock, 0, s>>>(src, tot, g, Op());
+    scan_totals<T, Op><<<rs_cuda_ops_grid(b, g.cols, 1, 8), kBlock, 0, s>>>(tot, g, Op());
+  }
+  chunk_scan<T, Op><<<grid, kBlock, 0, s>>>(src, dst, tot, g, Op());
+  cudaError_t err = cudaGetLastError();
+  if (tot) rs_cuda_ops_scratch_free(tot, stream);
+  if (err != cudaSuccess)
+    return rs_cuda_fail(err, "scan along an inner axis (%lld x %lld x %lld)", g.outer, g.n, g.inner);
+  return RS_OK;
+}
+
+template <typename T, typename Op>
+rs_status scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
+  if (p->inner > 1) return scan_columns<T, Op>(b, p, stream);
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const T *src = static_cast<const T *>(p->src);
+  T *dst = static_cast<T *>(p->dst);
+  long long total = (long long)(p->outer * p->n);
+  // the key of element i: its row
+  auto keys = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), RsRowOf::make(p->n, total));
+  size_t bytes = 0;
+  if (p->outer == 1)
+    RS_CUDA_CALL(cub::DeviceScan::InclusiveScan(nullptr, bytes, src, dst, Op(), total, s),
+                 "cub::DeviceScan::InclusiveScan (size query)");
+  else
+    RS_CUDA_CALL(cub::DeviceScan::InclusiveScanByKey(nullptr, bytes, keys, src, dst, Op(), total,
+                                                     cuda::std::equal_to<>(), s),
+                 "cub::DeviceScan::InclusiveScanByKey (size query)");
+  void *tmp = nullptr;
+  RS_TRY(rs_cuda_ops_scratch(b, bytes, stream, &tmp));
+  cudaError_t err;
+  if (p->outer == 1)
+    err = cub::DeviceScan::InclusiveScan(tmp, bytes, src, dst, Op(), total, s);
+  else
+    err = cub::DeviceScan::InclusiveScanByKey(tmp, bytes, keys, src, dst, Op(), total, cuda::std::equal_to<>(), s);
+  rs_cuda_ops_scratch_free(tmp, stream);
+  if (err != cudaSuccess)
+    return rs_cuda_fail(err, "cub::DeviceScan (%lld rows x %lld)", (long long)p->outer, (long long)p->n);
+  return RS_OK;
+}
+
+template <typename T>
+rs_status scan_op(rs_backend *b, const rs_scan_plan *p, void *stream) {
+  if (p->op == RS_SCAN_PROD) return scan<T, Mul<T>>(b, p, stream);
+  return scan<T, Add<T>>(b, p, stream);
+}
+
+}  // namespace
+
+extern "C" rs_status rs_cuda_ops_scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
+  RS_TRY(rs_cuda_enter(b));
+  switch (p->dtype) {
+    case RS_INT64:  // wraps as uint64 does: the same bits
+    case RS_UINT64: return scan_op<unsigned long long>(b, p, stream);
+    case RS_FLOAT32: return scan_op<float>(b, p, stream);
+    case RS_FLOAT64: return scan_op<double>(b, p, stream);
+    case RS_COMPLEX64: return scan_op<Cx<float>>(b, p, stream);
+    case RS_COMPLEX128: return scan_op<Cx<double>>(b, p, stream);
+    default: return rs_fail(RS_ERR_UNSUPPORTED, "cuda scan: %s is not an accumulator dtype", rs_dtype_name(p->dtype));
+  }
+}
