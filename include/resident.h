@@ -48,6 +48,8 @@
  *     sort, random numbers, matmul/SVD/solve - run where their data is: device arrays on
  *     the device, host arrays on the host (C loops, NumPy's role). Results stay there;
  *     every op returns a new array or, in its `_into` form, writes into an existing one.
+ *     linalg.h also has the array API's linalg extension: rs_cholesky, rs_qr, rs_eigh,
+ *     rs_eigvalsh, rs_det, rs_slogdet, rs_inv (cuSOLVER on the GPU, LAPACKE on the host).
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *

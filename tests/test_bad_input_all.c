@@ -1280,6 +1280,47 @@ static void case_items_compare(fx *f) {
   BAD(rs_array_equal(f->d, f->fd, &r, NULL));
 }
 
+/* linalg extension: factorizations (f->d is a 3x3 identity, f->row a vector) */
+static void case_linalg_ext(fx *f) {
+  rs_array *a = NULL, *b = NULL;
+  unary_family(f, "[rs_det] ", rs_det, rs_det_into);
+  unary_family(f, "[rs_inv] ", rs_inv, rs_inv_into);
+  unary_family(f, "[rs_eigvalsh] ", rs_eigvalsh, rs_eigvalsh_into);
+  BAD(rs_cholesky(NULL, f->d, 0, NULL));
+  BAD(rs_cholesky(&a, NULL, 0, NULL));
+  BAD(rs_cholesky(&a, f->dead, 0, NULL));
+  BAD(rs_cholesky(&a, f->row, 0, NULL)); /* not a matrix */
+  BAD(rs_cholesky(&a, f->d, 0, f->fs));
+  BAD(rs_cholesky_into(NULL, f->d, 0, NULL));
+  BAD(rs_cholesky_into(f->row, f->d, 1, NULL));
+  BAD(rs_cholesky_into(f->fd, f->d, 0, NULL));
+  BAD(rs_qr(&a, NULL, f->d, 0, NULL)); /* q may be NULL, r not */
+  BAD(rs_qr(&a, &b, NULL, 0, NULL));
+  BAD(rs_qr(&a, &b, f->dead, 0, NULL));
+  BAD(rs_qr(&a, &b, f->row, 1, NULL));
+  BAD(rs_qr(&a, &b, f->d, 0, f->fs));
+  BAD(rs_qr_into(f->d, NULL, f->d, 0, NULL));
+  BAD(rs_qr_into(f->d, f->row, f->d, 0, NULL));
+  BAD(rs_qr_into(f->fd, f->d, f->d, 0, NULL));
+  BAD(rs_eigh(NULL, &b, f->d, NULL));
+  BAD(rs_eigh(&a, NULL, f->d, NULL));
+  BAD(rs_eigh(&a, &b, f->dead, NULL));
+  BAD(rs_eigh(&a, &b, f->row, NULL));
+  BAD(rs_eigh(&a, &b, f->d, f->fs));
+  BAD(rs_eigh_into(NULL, f->d, f->d, NULL));
+  BAD(rs_eigh_into(f->row, NULL, f->d, NULL));
+  BAD(rs_eigh_into(f->d, f->d, f->d, NULL)); /* w is (3,), not (3, 3) */
+  BAD(rs_slogdet(NULL, &b, f->d, NULL));
+  BAD(rs_slogdet(&a, NULL, f->d, NULL));
+  BAD(rs_slogdet(&a, &b, f->dead, NULL));
+  BAD(rs_slogdet(&a, &b, f->row, NULL));
+  BAD(rs_slogdet(&a, &b, f->d, f->fs));
+  BAD(rs_slogdet_into(NULL, f->d, f->d, NULL));
+  BAD(rs_slogdet_into(f->d, NULL, f->d, NULL));
+  BAD(rs_slogdet_into(f->d, f->d, f->d, NULL)); /* sign is 0-d, not (3, 3) */
+  EXPECT(a == NULL && b == NULL);
+}
+
 /* ---- every public function and the case that calls it ---------------------------------- */
 typedef void (*case_fn)(fx *f);
 static const struct {
@@ -1555,6 +1596,21 @@ static const struct {
     {"rs_copy_to_host", case_transfer},
     {"rs_copy_to_host_into", case_transfer},
     {"rs_array_copy", case_transfer},
+    /* linalg extension */
+    {"rs_cholesky", case_linalg_ext},
+    {"rs_cholesky_into", case_linalg_ext},
+    {"rs_qr", case_linalg_ext},
+    {"rs_qr_into", case_linalg_ext},
+    {"rs_eigh", case_linalg_ext},
+    {"rs_eigh_into", case_linalg_ext},
+    {"rs_eigvalsh", case_linalg_ext},
+    {"rs_eigvalsh_into", case_linalg_ext},
+    {"rs_det", case_linalg_ext},
+    {"rs_det_into", case_linalg_ext},
+    {"rs_slogdet", case_linalg_ext},
+    {"rs_slogdet_into", case_linalg_ext},
+    {"rs_inv", case_linalg_ext},
+    {"rs_inv_into", case_linalg_ext},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -54,6 +54,52 @@ RS_API rs_status rs_svd_into(rs_array *u, rs_array *s, rs_array *vh, const rs_ar
 RS_API rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream);
 RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b, rs_stream *stream);
 
+/* ---- the array API's linalg extension: factorizations ----
+ * Square-matrix functions (all but qr) take a (..., n, n) and refuse anything else with
+ * RS_ERR_SHAPE; a matrix with n = 0, or fewer than 2 dimensions, is RS_ERR_SHAPE. bool and
+ * integer input is factored in float64, float16 is RS_ERR_DTYPE. Batch axes are kept.
+ * The work runs on a private column-major copy (LAPACK's layout): on the GPU cuSOLVER
+ * (Xpotrf, Xgetrf, Xgeqrf + orgqr/ungqr, Xsyevd), on the host and the simulator LAPACKE;
+ * a build without LAPACKE (RESIDENT_HOST_BLAS off or OpenBLAS not found) answers
+ * RS_ERR_UNSUPPORTED there, naming the missing library. A failure flag is read back from
+ * the device (an implicit copy of 4 bytes, recorded). Results are C-contiguous; an _into
+ * destination must have exactly the result's shape and dtype and is written only on success
+ * (eigenvalues, det, sign and logabsdet may be written by a call that then fails). */
+
+/* The Cholesky factor of Hermitian positive-definite matrices: L (lower, a = L L^H) from
+ * a's lower triangle, or with upper != 0 U (a = U^H U) from the upper. A matrix that is
+ * not positive definite is RS_ERR_INVALID_ARGUMENT ("matrix is not positive definite"). */
+RS_API rs_status rs_cholesky(rs_array **out, const rs_array *a, int upper, rs_stream *stream);
+RS_API rs_status rs_cholesky_into(rs_array *dst, const rs_array *a, int upper, rs_stream *stream);
+
+/* a (..., m, n) = q r, q with orthonormal columns, r upper triangular (LAPACK's signs, as
+ * NumPy). complete = 0 ("reduced"): q (..., m, k), r (..., k, n), k = min(m, n);
+ * complete != 0: q (..., m, m), r (..., m, n). q may be NULL (r only). */
+RS_API rs_status rs_qr(rs_array **q, rs_array **r, const rs_array *a, int complete, rs_stream *stream);
+RS_API rs_status rs_qr_into(rs_array *q, rs_array *r, const rs_array *a, int complete, rs_stream *stream);
+
+/* Eigenvalues w (..., n) (the real dtype, ascending) and eigenvectors v (..., n, n) (the
+ * columns; a v = v diag(w)) of Hermitian matrices, read from the lower triangle as NumPy
+ * does. Non-convergence is RS_ERR_INVALID_ARGUMENT. eigvalsh: the values only. */
+RS_API rs_status rs_eigh(rs_array **w, rs_array **v, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_eigh_into(rs_array *w, rs_array *v, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_eigvalsh(rs_array **w, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_eigvalsh_into(rs_array *w, const rs_array *a, rs_stream *stream);
+
+/* Determinants (..., ) through an LU factorization with partial pivoting; a singular
+ * matrix has det 0 (not an error). slogdet: sign (the dtype; +-1, a unit complex number,
+ * or 0 for a singular matrix) and logabsdet (the real dtype; -inf when singular), with
+ * det = sign * exp(logabsdet) and no overflow. */
+RS_API rs_status rs_det(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_det_into(rs_array *dst, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_slogdet(rs_array **sign, rs_array **logabsdet, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_slogdet_into(rs_array *sign, rs_array *logabsdet, const rs_array *a, rs_stream *stream);
+
+/* The inverse of square matrices (..., n, n): rs_solve against the identity. A singular
+ * matrix is RS_ERR_INVALID_ARGUMENT ("inv: singular matrix"), nothing written. */
+RS_API rs_status rs_inv(rs_array **out, const rs_array *a, rs_stream *stream);
+RS_API rs_status rs_inv_into(rs_array *dst, const rs_array *a, rs_stream *stream);
+
 /* What the host path's matmul, SVD and solve run on: "OpenBLAS <version and build>" or
  * "C loops" (a static string); *threads (when threads is not NULL) the threads it uses. */
 RS_API const char *rs_linalg_host_library(int *threads);

@@ -75,6 +75,18 @@ static rs_status host_solve(rs_backend *b, const rs_solve_plan *p, void *stream)
   return RS_OK;
 }
 
+/* linalg extension: the factorizations (LAPACKE; refused in a build without it) */
+static rs_status host_factor(rs_backend *b, const rs_factor_plan *p, void *stream) {
+  (void)b, (void)stream;
+  if (!rs_native_factor_supported())
+    return rs_fail(RS_ERR_UNSUPPORTED, "host linear algebra: this build has no LAPACK (OpenBLAS/LAPACKE) for factorizations");
+  void *scratch = NULL;
+  RS_TRY(rs_native_scratch(&scratch, rs_native_factor_scratch(p), "host factor"));
+  rs_native_factor(p, scratch);
+  free(scratch);
+  return RS_OK;
+}
+
 const rs_ops_table rs_ops_host = {
     .name = "host",
     .ew = host_ew,
@@ -84,4 +96,5 @@ const rs_ops_table rs_ops_host = {
     .matmul = host_matmul,
     .svd = host_svd,
     .solve = host_solve,
+    .factor = host_factor, /* linalg extension */
 };

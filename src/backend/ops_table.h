@@ -40,6 +40,8 @@ typedef struct rs_ops_table {
   rs_status (*matmul)(rs_backend *b, const rs_matmul_plan *p, void *stream);
   rs_status (*svd)(rs_backend *b, const rs_svd_plan *p, void *stream);
   rs_status (*solve)(rs_backend *b, const rs_solve_plan *p, void *stream);
+  /* linalg extension: cholesky, LU (det/slogdet), QR, eigh */
+  rs_status (*factor)(rs_backend *b, const rs_factor_plan *p, void *stream);
 } rs_ops_table;
 
 /* The host path: native loops run synchronously (the calling thread and the host pool). A device

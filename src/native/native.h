@@ -130,6 +130,16 @@ void rs_native_svd(rs_thread_pool *pool, const rs_svd_plan *p, void *scratch);
 size_t rs_native_solve_scratch(const rs_solve_plan *p);
 void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch);
 
+/* linalg extension (native_factor.c): the factorizations of rs_factor_plan, through
+ * LAPACKE; rs_native_factor_supported is 0 in a build without it (the backends refuse the
+ * plan then). Zeroing a triangle and det from LU factors are shared helpers. */
+int rs_native_factor_supported(void);
+size_t rs_native_factor_scratch(const rs_factor_plan *p);
+void rs_native_factor(const rs_factor_plan *p, void *scratch);
+void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int upper);
+void rs_native_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t n, void *det, void *sign, void *logabs,
+                      int64_t q);
+
 /* Philox4x32-10 (Salmon et al., SC'11): four 32-bit words of counter block `ctr` under
  * a 64-bit key. */
 void rs_philox4x32(uint64_t key, uint64_t ctr, uint32_t out[4]);

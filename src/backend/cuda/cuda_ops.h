@@ -87,6 +87,13 @@ rs_status rs_cuda_cub_finish(rs_backend *b, int op, rs_dtype dtype, const void *
  * device flags is nonzero, else 0 (ordered on stream). */
 rs_status rs_cuda_orth_error(rs_backend *b, int f64, const void *g, int64_t n, double *host_out, void *stream);
 rs_status rs_cuda_flags_any(const int *flags, int64_t n, int32_t *out, void *stream);
+/* linalg extension (cuda_ops_factor_kernels.cu): zero the strict upper (upper = 1) or
+ * lower triangle of batch column-major m x n matrices of item-byte elements; det, sign and
+ * log|det| (each may be NULL) of batch LU-factored n x n matrices with 1-based pivots. */
+rs_status rs_cuda_zero_triangle(rs_backend *b, size_t item, void *a, int64_t batch, int64_t m, int64_t n, int upper,
+                                void *stream);
+rs_status rs_cuda_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t batch, int64_t n, void *det, void *sign,
+                         void *logabs, void *stream);
 
 /* The op table's entries, one file per concern. */
 rs_status rs_cuda_ops_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream);
@@ -96,6 +103,8 @@ rs_status rs_cuda_ops_random(rs_backend *b, const rs_random_plan *p, void *strea
 rs_status rs_cuda_ops_matmul(rs_backend *b, const rs_matmul_plan *p, void *stream);
 rs_status rs_cuda_ops_svd(rs_backend *b, const rs_svd_plan *p, void *stream);
 rs_status rs_cuda_ops_solve(rs_backend *b, const rs_solve_plan *p, void *stream);
+/* linalg extension (cuda_ops_factor.c) */
+rs_status rs_cuda_ops_factor(rs_backend *b, const rs_factor_plan *p, void *stream);
 
 #ifdef __cplusplus
 }

@@ -78,6 +78,15 @@ static void load_solver(void) {
   RS_SYM(rs_solver, lib, getrf_size, "cusolverDnXgetrf_bufferSize", rs_solver_error);
   RS_SYM(rs_solver, lib, getrf, "cusolverDnXgetrf", rs_solver_error);
   RS_SYM(rs_solver, lib, getrs, "cusolverDnXgetrs", rs_solver_error);
+  /* linalg extension */
+  RS_SYM(rs_solver, lib, potrf_size, "cusolverDnXpotrf_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, potrf, "cusolverDnXpotrf", rs_solver_error);
+  RS_SYM(rs_solver, lib, syevd_size, "cusolverDnXsyevd_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, syevd, "cusolverDnXsyevd", rs_solver_error);
+  RS_SYM(rs_solver, lib, cungqr_size, "cusolverDnCungqr_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, cungqr, "cusolverDnCungqr", rs_solver_error);
+  RS_SYM(rs_solver, lib, zungqr_size, "cusolverDnZungqr_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, zungqr, "cusolverDnZungqr", rs_solver_error);
   rs_solver_ok = ok;
 }
 

@@ -48,6 +48,15 @@ typedef struct rs_solver_api {
   __typeof__(&cusolverDnXgetrf_bufferSize) getrf_size;
   __typeof__(&cusolverDnXgetrf) getrf;
   __typeof__(&cusolverDnXgetrs) getrs;
+  /* linalg extension: cholesky, eigh, complex QR */
+  __typeof__(&cusolverDnXpotrf_bufferSize) potrf_size;
+  __typeof__(&cusolverDnXpotrf) potrf;
+  __typeof__(&cusolverDnXsyevd_bufferSize) syevd_size;
+  __typeof__(&cusolverDnXsyevd) syevd;
+  __typeof__(&cusolverDnCungqr_bufferSize) cungqr_size;
+  __typeof__(&cusolverDnCungqr) cungqr;
+  __typeof__(&cusolverDnZungqr_bufferSize) zungqr_size;
+  __typeof__(&cusolverDnZungqr) zungqr;
 } rs_solver_api;
 
 /* One device's libraries, locked for the duration of a call (a handle's stream is a

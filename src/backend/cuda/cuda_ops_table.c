@@ -10,4 +10,5 @@ const rs_ops_table rs_cuda_ops = {
     .matmul = rs_cuda_ops_matmul,
     .svd = rs_cuda_ops_svd,
     .solve = rs_cuda_ops_solve,
+    .factor = rs_cuda_ops_factor, /* linalg extension */
 };
