@@ -35,4 +35,25 @@ rs_status rs_decomp_out_finish(rs_decomp_out *o, rs_status st, rs_stream *stream
 /* rs_solve with `who` naming the calling op in messages (inv solves against I). */
 rs_status rs_decomp_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream, const char *who);
 
+/* The two forms of a composed op (linalg_compose.c, linalg_norms.c): impl(&r, args...)
+ * makes a new array r from existing ops; the new-array form hands it over, the _into
+ * form copies it into dst (same context, exactly r's shape) and releases it. */
+rs_status rs_compose_into(rs_array *dst, rs_array *r, rs_status st, rs_stream *stream, const char *who);
+
+#define RS_COMPOSE_PAIR(name, params, impl, args)                                   \
+  rs_status name(rs_array **out, RS_OPS_UNPAREN_ params) {                         \
+    if (!out) return rs_fail(RS_ERR_NULL_POINTER, "%s: out is NULL", #name);       \
+    rs_array *r_ = NULL; /* *out is never read */                                  \
+    rs_status st_ = impl(&r_, RS_OPS_UNPAREN_ args);                                \
+    if (st_ == RS_OK) *out = r_;                                                    \
+    return st_;                                                                     \
+  }                                                                                 \
+  rs_status name##_into(rs_array *dst, RS_OPS_UNPAREN_ params) {                   \
+    if (!dst) return rs_fail(RS_ERR_NULL_POINTER, "%s_into: dst is NULL", #name);  \
+    rs_status st_ = rs_array_check(dst, #name "_into");                             \
+    rs_array *r_ = NULL;                                                            \
+    if (st_ == RS_OK) st_ = impl(&r_, RS_OPS_UNPAREN_ args);                        \
+    return rs_compose_into(dst, r_, st_, stream, #name "_into");                    \
+  }
+
 #endif
