@@ -441,6 +441,7 @@ PyMODINIT_FUNC PyInit__resident(void) {
       rs_add_functions(m, rs_py_kernel_functions) < 0 ||
       rs_add_functions(m, rs_py_expr_functions) < 0)
     goto fail;
+  if (rs_add_functions(m, rs_py_linalg_functions) < 0) goto fail; /* linalg extension */
   if (rs_py_ops_init(m) < 0) goto fail;
   for (int d = 0; d < RS_DTYPE_COUNT; d++)
     if (!rs_py_dtype_object((rs_dtype)d)) goto fail;
