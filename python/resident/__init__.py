@@ -30,3 +30,6 @@ __version__ = _resident.library_version()
 __all__ = ["ndarray", "asarray", "from_dlpack", "ledger", "transfer_guard", "benchmark",
            "RawKernel", "Stream", "linalg", "random", "testing", "ResidentError",
            "TransferRefused", "OutOfMemoryError"] + list(ufunc_names)
+
+# linalg extension: the main namespace's linear algebra names (the standard has them in both)
+from .linalg import tensordot, vecdot  # noqa: E402
