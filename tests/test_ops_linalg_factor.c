@@ -253,7 +253,6 @@ static void test_factor_bad(rs_context *ctx) {
   CHECK_ERRMSG("inv", "square");
   CHECK_STATUS(rs_qr(&r, &r2, v, 0, NULL), RS_ERR_SHAPE);
   CHECK_ERRMSG("1-dimensional");
-  CHECK_STATUS(rs_det(&r, e, NULL), RS_ERR_SHAPE);
   CHECK_STATUS(rs_cholesky(&r, h, 0, NULL), RS_ERR_DTYPE);
   CHECK_STATUS(rs_qr(&r, NULL, a, 0, NULL), RS_ERR_NULL_POINTER);
   CHECK_STATUS(rs_eigh(NULL, &r2, a, NULL), RS_ERR_NULL_POINTER);
@@ -267,6 +266,82 @@ static void test_factor_bad(rs_context *ctx) {
   tl_release(6, a, v, e, h, d, sq3);
 }
 
+/* Empty matrices as NumPy answers them, and non-contiguous views as input. */
+static void test_factor_empty_and_views(rs_context *ctx) {
+  ew_suite *s = suite_new();
+  static const struct {
+    int nd;
+    int64_t shape[3];
+  } es[] = {{2, {0, 0}}, {3, {2, 0, 0}}, {3, {0, 3, 3}}};
+  for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+    pair a;
+    CHECK_OK(make_pair(&a, s, ctx, RS_FLOAT64, es[i].nd, es[i].shape, 5, 0));
+    ew_case *c = suite_add(s, "det empty case %zu", i);
+    c->sdev = rs_det(&c->dev, a.dev, NULL), c->shost = rs_det(&c->host, a.host, NULL);
+    c->np = tl_np_expr(&s->np, "np.linalg.det(a%d)", a.np);
+    c = suite_add(s, "cholesky empty case %zu", i);
+    c->sdev = rs_cholesky(&c->dev, a.dev, 0, NULL), c->shost = rs_cholesky(&c->host, a.host, 0, NULL);
+    c->np = tl_np_expr(&s->np, "np.linalg.cholesky(a%d)", a.np);
+    c = suite_add(s, "eigvalsh empty case %zu", i);
+    c->sdev = rs_eigvalsh(&c->dev, a.dev, NULL), c->shost = rs_eigvalsh(&c->host, a.host, NULL);
+    c->np = tl_np_expr(&s->np, "np.linalg.eigvalsh(a%d)", a.np);
+    c = suite_add(s, "inv empty case %zu", i);
+    c->sdev = rs_inv(&c->dev, a.dev, NULL), c->shost = rs_inv(&c->host, a.host, NULL);
+    c->np = tl_np_expr(&s->np, "np.linalg.inv(a%d)", a.np);
+    free_pair(&a);
+  }
+  /* qr of (3, 0): complete Q is the identity */
+  int64_t s30[2] = {3, 0};
+  pair z;
+  CHECK_OK(make_pair(&z, s, ctx, RS_FLOAT64, 2, s30, 6, 0));
+  for (int complete = 0; complete < 2; complete++) {
+    rs_array *q[2] = {0}, *r[2] = {0};
+    for (int pl = 0; pl < 2; pl++) CHECK_OK(rs_qr(&q[pl], &r[pl], pl ? z.host : z.dev, complete, NULL));
+    ew_case *c = suite_add(s, "qr (3, 0) q complete=%d", complete);
+    c->dev = q[0], c->host = q[1];
+    c->np = tl_np_expr(&s->np, "np.linalg.qr(a%d, mode='%s')[0]", z.np, complete ? "complete" : "reduced");
+    c = suite_add(s, "qr (3, 0) r complete=%d", complete);
+    c->dev = r[0], c->host = r[1];
+    c->np = tl_np_expr(&s->np, "np.linalg.qr(a%d, mode='%s')[1]", z.np, complete ? "complete" : "reduced");
+  }
+  free_pair(&z);
+  /* views: a transposed batch and a strided slice */
+  int64_t s255[3] = {2, 5, 5};
+  pair v;
+  CHECK_OK(make_pair(&v, s, ctx, RS_COMPLEX128, 3, s255, 7, 0));
+  int perm[3] = {0, 2, 1};
+  rs_array *td = NULL, *th = NULL, *sd = NULL, *sh = NULL;
+  CHECK_OK(rs_array_permute(&td, v.dev, perm));
+  CHECK_OK(rs_array_permute(&th, v.host, perm));
+  rs_slice sl[3] = {RS_SLICE_ALL, {0, 5, 2}, {1, 5, 2}}; /* (2, 3, 2) */
+  CHECK_OK(rs_array_slice(&sd, v.dev, 3, sl));
+  CHECK_OK(rs_array_slice(&sh, v.host, 3, sl));
+  ew_case *c = suite_add(s, "det of a transposed view");
+  c->sdev = rs_det(&c->dev, td, NULL), c->shost = rs_det(&c->host, th, NULL);
+  c->np = tl_np_expr(&s->np, "np.linalg.det(np.swapaxes(a%d, 1, 2))", v.np);
+  c->rtol = c->atol = 1e-10;
+  c = suite_add(s, "eigvalsh of a transposed view");
+  c->sdev = rs_eigvalsh(&c->dev, td, NULL), c->shost = rs_eigvalsh(&c->host, th, NULL);
+  c->np = tl_np_expr(&s->np, "np.linalg.eigvalsh(np.swapaxes(a%d, 1, 2))", v.np);
+  c->rtol = c->atol = 1e-10;
+  c = suite_add(s, "qr |r| of a strided slice");
+  rs_array *q = NULL, *r = NULL;
+  CHECK_OK(rs_qr(&q, &r, sd, 1, NULL));
+  CHECK_OK(rs_unary(&c->dev, RS_OP_ABS, r, NULL));
+  tl_release(2, q, r);
+  CHECK_OK(rs_qr(&q, &r, sh, 1, NULL));
+  CHECK_OK(rs_unary(&c->host, RS_OP_ABS, r, NULL));
+  tl_release(2, q, r);
+  c->np = tl_np_expr(&s->np, "np.abs(np.linalg.qr(a%d[:, 0:5:2, 1:5:2], mode='complete')[1])", v.np);
+  c->rtol = c->atol = 1e-10;
+  tl_release(4, td, th, sd, sh);
+  free_pair(&v);
+  int bad = suite_check(s, ctx);
+  suite_free(s);
+  CHECK(bad == 0);
+}
+
 static const rs_test_case tests[] = {RS_TEST(test_cholesky), RS_TEST(test_eigh), RS_TEST(test_qr),
-                                     RS_TEST(test_det_inv), RS_TEST(test_factor_bad)};
+                                     RS_TEST(test_det_inv), RS_TEST(test_factor_bad),
+                                     RS_TEST(test_factor_empty_and_views)};
 RS_TEST_MAIN(tests)

@@ -56,7 +56,8 @@ RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b
 
 /* ---- the array API's linalg extension: factorizations ----
  * Square-matrix functions (all but qr) take a (..., n, n) and refuse anything else with
- * RS_ERR_SHAPE; a matrix with n = 0, or fewer than 2 dimensions, is RS_ERR_SHAPE. bool and
+ * RS_ERR_SHAPE, as are fewer than 2 dimensions. Empty matrices give NumPy's answers (empty
+ * factors, det 1, slogdet (1, 0), the complete QR's Q of an m x 0 matrix the identity). bool and
  * integer input is factored in float64, float16 is RS_ERR_DTYPE. Batch axes are kept.
  * The work runs on a private column-major copy (LAPACK's layout): on the GPU cuSOLVER
  * (Xpotrf, Xgetrf, Xgeqrf + orgqr/ungqr, Xsyevd), on the host and the simulator LAPACKE;

@@ -65,6 +65,22 @@ static rs_status run(const factor_req *rq, factor_state *fs, rs_factor_plan *p, 
   return rs_ops_stage_end(&sg, st);
 }
 
+/* Empty matrices (m or n = 0), as NumPy answers them: det 1, slogdet (1, 0), the complete
+ * QR's Q the identity; every other result is empty already. */
+static rs_status empty_results(factor_state *fs, const factor_req *rq, const rs_array *a, int64_t m, rs_stream *stream) {
+  rs_status st = RS_OK;
+  if (fs->D.work) st = rs_ones_into(fs->D.work, stream);
+  if (st == RS_OK && fs->S.work) st = rs_ones_into(fs->S.work, stream);
+  if (st == RS_OK && fs->L.work) st = rs_zeros_into(fs->L.work, stream);
+  if (st == RS_OK && rq->q_out && rq->option && m > 0) {
+    rs_array *eye = NULL;
+    st = rs_eye(&eye, a->ctx, rs_ops_on_device(a) ? RS_MEM_DEVICE : RS_MEM_HOST, m, m, 0, fs->Q.target->dtype, stream);
+    if (st == RS_OK) st = rs_copy_into(fs->Q.target, eye, stream);
+    rs_array_release(eye);
+  }
+  return st;
+}
+
 static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stream) {
   const char *who = rq->who;
   RS_TRY(rs_array_check(a, who));
@@ -75,7 +91,6 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
   char sa[512];
   rs_ops_shape_str(sa, sizeof sa, a->ndim, a->shape);
   if (rq->kind != RS_FACTOR_QR && m != n) return rs_fail(RS_ERR_SHAPE, "%s: a %s is not square (..., n, n)", who, sa);
-  if (m == 0 || n == 0) return rs_fail(RS_ERR_SHAPE, "%s: a %s holds empty matrices", who, sa);
   rs_dtype dt;
   RS_TRY(rs_decomp_dtype(&dt, a->dtype, a->dtype, who));
   rs_dtype rdt = rs_real_of(dt);
@@ -103,7 +118,9 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
   if (st == RS_OK && rq->det_out) st = rs_decomp_out_prepare(&fs.D, rq->det_out, ctx, dev, nb, a->shape, dt, who);
   if (st == RS_OK && rq->sign_out) st = rs_decomp_out_prepare(&fs.S, rq->sign_out, ctx, dev, nb, a->shape, dt, who);
   if (st == RS_OK && rq->logabs_out) st = rs_decomp_out_prepare(&fs.L, rq->logabs_out, ctx, dev, nb, a->shape, rdt, who);
-  if (batch > 0) {
+  if (m == 0 || n == 0) {
+    if (st == RS_OK) st = empty_results(&fs, rq, a, m, stream);
+  } else if (batch > 0) {
     if (st == RS_OK) st = rs_decomp_private_copy(&fs.ac, a, dt, a->ndim, a->shape, cst, stream, who);
     if (st == RS_OK && rq->kind == RS_FACTOR_QR)
       st = rs_array_alloc(&fs.qwork, ctx, dev ? RS_MEM_DEVICE : RS_MEM_HOST, 0, nb + 2, qshape, dt, qst, RS_ORDER_C, who);
