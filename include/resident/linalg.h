@@ -60,7 +60,9 @@ RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b
  * factors, det 1, slogdet (1, 0), the complete QR's Q of an m x 0 matrix the identity). bool and
  * integer input is factored in float64, float16 is RS_ERR_DTYPE. Batch axes are kept.
  * The work runs on a private column-major copy (LAPACK's layout): on the GPU cuSOLVER
- * (Xpotrf, Xgetrf, Xgeqrf + orgqr/ungqr, Xsyevd), on the host and the simulator LAPACKE;
+ * (Xpotrf, Xgetrf, Xgeqrf + orgqr/ungqr, Xsyevd; a batch of matrices of n <= 32 in one
+ * batched call: syevjBatched for eigh, potrfBatched for cholesky), on the host and the
+ * simulator LAPACKE;
  * a build without LAPACKE (RESIDENT_HOST_BLAS off or OpenBLAS not found) answers
  * RS_ERR_UNSUPPORTED there, naming the missing library. A failure flag is read back from
  * the device (an implicit copy of 4 bytes, recorded). Results are C-contiguous; an _into

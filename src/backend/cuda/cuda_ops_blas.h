@@ -57,6 +57,21 @@ typedef struct rs_solver_api {
   __typeof__(&cusolverDnCungqr) cungqr;
   __typeof__(&cusolverDnZungqr_bufferSize) zungqr_size;
   __typeof__(&cusolverDnZungqr) zungqr;
+  /* linalg extension: batches of small matrices */
+  __typeof__(&cusolverDnCreateSyevjInfo) create_syevj;
+  __typeof__(&cusolverDnDestroySyevjInfo) destroy_syevj;
+  __typeof__(&cusolverDnSsyevjBatched_bufferSize) ssyevjb_size;
+  __typeof__(&cusolverDnDsyevjBatched_bufferSize) dsyevjb_size;
+  __typeof__(&cusolverDnCheevjBatched_bufferSize) cheevjb_size;
+  __typeof__(&cusolverDnZheevjBatched_bufferSize) zheevjb_size;
+  __typeof__(&cusolverDnSsyevjBatched) ssyevjb;
+  __typeof__(&cusolverDnDsyevjBatched) dsyevjb;
+  __typeof__(&cusolverDnCheevjBatched) cheevjb;
+  __typeof__(&cusolverDnZheevjBatched) zheevjb;
+  __typeof__(&cusolverDnSpotrfBatched) spotrfb;
+  __typeof__(&cusolverDnDpotrfBatched) dpotrfb;
+  __typeof__(&cusolverDnCpotrfBatched) cpotrfb;
+  __typeof__(&cusolverDnZpotrfBatched) zpotrfb;
 } rs_solver_api;
 
 /* One device's libraries, locked for the duration of a call (a handle's stream is a

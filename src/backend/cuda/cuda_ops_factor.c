@@ -3,7 +3,8 @@
  * eigensolver, as CuPy uses) one matrix after another on the plan's column-major copies,
  * then <t>orgqr / <t>ungqr for Q; the small kernels of cuda_ops_factor_kernels.cu zero
  * the triangles LAPACK leaves and turn LU factors into determinants. The per-matrix
- * flags fold into the plan's one flag. */
+ * flags fold into the plan's one flag. Batches of small matrices go to the batched
+ * routines of cuda_ops_factor_batched.c instead. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,9 @@ rs_status rs_cuda_ops_factor(rs_backend *b, const rs_factor_plan *p, void *strea
   if (m > INT_MAX || n > INT_MAX || m * n > INT_MAX)
     return rs_fail(RS_ERR_UNSUPPORTED, "linear algebra: a %lld x %lld matrix is beyond cuSOLVER's int range", (long long)m,
                    (long long)n);
+  int done = 0; /* batches of small matrices: one batched call */
+  RS_TRY(rs_cuda_factor_batched(b, p, stream, &done));
+  if (done) return RS_OK;
   factor_run r;
   memset(&r, 0, sizeof r);
   r.b = b, r.p = p, r.stream = stream, r.t = cuda_type(p->dtype), r.item = rs_dtype_size(p->dtype);

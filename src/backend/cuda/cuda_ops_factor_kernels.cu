@@ -66,7 +66,22 @@ __global__ void lu_det(const R *lu, const int64_t *ipiv, int64_t n, R *det, R *s
   if (logabs) logabs[q] = (R)t.logsum;
 }
 
+__global__ void pointer_array(char **out, char *base, size_t stride, int64_t count) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count; i += (int64_t)gridDim.x * blockDim.x)
+    out[i] = base + i * stride;
+}
+
 }  // namespace
+
+extern "C" rs_status rs_cuda_pointer_array(void *out, void *base, size_t stride, int64_t count, void *stream) {
+  if (count == 0) return RS_OK;
+  unsigned grid = static_cast<unsigned>((count + RS_CUDA_OPS_BLOCK - 1) / RS_CUDA_OPS_BLOCK);
+  if (grid > 65535) grid = 65535;
+  pointer_array<<<grid, RS_CUDA_OPS_BLOCK, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<char **>(out),
+                                                                                   static_cast<char *>(base), stride, count);
+  RS_CUDA_CALL(cudaGetLastError(), "linear algebra: pointer array");
+  return RS_OK;
+}
 
 extern "C" rs_status rs_cuda_zero_triangle(rs_backend *b, size_t item, void *a, int64_t batch, int64_t m, int64_t n,
                                            int upper, void *stream) {
