@@ -81,6 +81,41 @@ static void test_cholesky(rs_context *ctx) {
   tl_release(3, m, dst, r);
 }
 
+/* c[q] * I for a batch (3, 4, 4), on the device: the batched cuSOLVER paths (n <= 32). */
+static rs_status scaled_eyes(rs_array **out, rs_context *ctx, double *c) {
+  int64_t s311[3] = {3, 1, 1};
+  rs_array *h = NULL, *d = NULL, *eye = NULL;
+  H_OK(rs_host_array_wrap(&h, ctx, c, 3, s311, RS_FLOAT64, NULL));
+  H_OK(rs_to_device(&d, h, 0, NULL));
+  H_OK(rs_eye(&eye, ctx, RS_MEM_DEVICE, 4, 4, 0, RS_FLOAT64, NULL));
+  rs_status st = rs_multiply(out, d, eye, NULL);
+  tl_release(3, h, d, eye);
+  return st;
+}
+
+static void test_batched_closed_forms(rs_context *ctx) {
+  double good[3] = {1, 4, 9}, bad[3] = {1, -1, 1};
+  rs_array *a = NULL, *b = NULL, *l = NULL, *w = NULL, *v = NULL, *dst = NULL;
+  CHECK_OK(scaled_eyes(&a, ctx, good));
+  CHECK_OK(rs_cholesky(&l, a, 0, NULL));
+  double lv[48], wv[12];
+  CHECK_OK(rs_t_read_(l, lv));
+  for (int q = 0; q < 3; q++)
+    for (int i = 0; i < 16; i++) CHECK_NEAR(lv[q * 16 + i], i % 5 == 0 ? sqrt(good[q]) : 0.0, 1e-14);
+  CHECK_OK(rs_eigh(&w, &v, a, NULL));
+  CHECK_OK(rs_t_read_(w, wv));
+  for (int q = 0; q < 3; q++)
+    for (int i = 0; i < 4; i++) CHECK_NEAR(wv[q * 4 + i], good[q], 1e-13);
+  /* one matrix of the batch not positive definite: refused, dst untouched */
+  CHECK_OK(scaled_eyes(&b, ctx, bad));
+  CHECK_OK(rs_zeros_like(&dst, b, RS_MEM_DEVICE, NULL));
+  CHECK_STATUS(rs_cholesky_into(dst, b, 1, NULL), RS_ERR_INVALID_ARGUMENT);
+  CHECK_ERRMSG("positive definite");
+  CHECK_OK(rs_t_read_(dst, lv));
+  for (int i = 0; i < 48; i++) CHECK_NEAR(lv[i], 0, 0);
+  tl_release(6, a, b, l, w, v, dst);
+}
+
 static void test_eigh(rs_context *ctx) {
   ew_suite *s = suite_new();
   for (size_t di = 0; di < NDT; di++)
@@ -343,5 +378,5 @@ static void test_factor_empty_and_views(rs_context *ctx) {
 
 static const rs_test_case tests[] = {RS_TEST(test_cholesky), RS_TEST(test_eigh), RS_TEST(test_qr),
                                      RS_TEST(test_det_inv), RS_TEST(test_factor_bad),
-                                     RS_TEST(test_factor_empty_and_views)};
+                                     RS_TEST(test_factor_empty_and_views), RS_TEST(test_batched_closed_forms)};
 RS_TEST_MAIN(tests)

@@ -131,9 +131,11 @@ size_t rs_native_solve_scratch(const rs_solve_plan *p);
 void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch);
 
 /* linalg extension (native_factor.c): the factorizations of rs_factor_plan, through
- * LAPACKE; rs_native_factor_supported is 0 in a build without it (the backends refuse the
- * plan then). Zeroing a triangle and det from LU factors are shared helpers. */
+ * LAPACKE; rs_native_factor_supported is 0 in a build without it, or for matrices beyond
+ * LAPACK's 32-bit indices (the backends refuse the plan then). Zeroing a triangle and det
+ * from LU factors are shared helpers. */
 int rs_native_factor_supported(void);
+int rs_native_factor_fits(const rs_factor_plan *p);
 size_t rs_native_factor_scratch(const rs_factor_plan *p);
 void rs_native_factor(const rs_factor_plan *p, void *scratch);
 void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int upper);

@@ -4,6 +4,7 @@
  * says so and the backends refuse the plan (RS_ERR_UNSUPPORTED) before queuing it. The
  * plans are column-major, LAPACK's own layout, so every call takes the buffers as they are. */
 #include <complex.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include "native/native.h"
@@ -25,6 +26,12 @@ static void put(rs_dtype dt, void *a, int64_t k, double complex v) {
     case RS_COMPLEX64: ((float complex *)a)[k] = (float complex)v; break;
     default: ((double complex *)a)[k] = v; break;
   }
+}
+
+/* LAPACK's 32-bit indices: every matrix (and Q) must be addressable with them. */
+int rs_native_factor_fits(const rs_factor_plan *p) {
+  int64_t big = p->m > p->n ? p->m : p->n;
+  return big <= INT_MAX / 4 && p->m * big <= INT_MAX / 4;
 }
 
 /* Zero the strict upper (upper = 1) or strict lower triangle of an m x n column-major matrix. */
