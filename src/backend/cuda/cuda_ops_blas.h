@@ -94,6 +94,20 @@ void rs_linalg_release(rs_linalg *l);
 void rs_linalg_context_opened(int device);
 void rs_linalg_context_closed(int device);
 
+/* The libraries' data type of a float or complex dtype. */
+static inline cudaDataType rs_cuda_data_type(rs_dtype dt) {
+  switch (dt) {
+    case RS_FLOAT32: return CUDA_R_32F;
+    case RS_FLOAT64: return CUDA_R_64F;
+    case RS_COMPLEX64: return CUDA_C_32F;
+    default: return CUDA_C_64F;
+  }
+}
+
+static inline cudaDataType rs_cuda_real_data_type(rs_dtype dt) {
+  return (dt == RS_FLOAT32 || dt == RS_COMPLEX64) ? CUDA_R_32F : CUDA_R_64F;
+}
+
 /* Messages for library statuses. */
 rs_status rs_cublas_fail(cublasStatus_t s, const char *what);
 rs_status rs_cusolver_fail(cusolverStatus_t s, const char *what);

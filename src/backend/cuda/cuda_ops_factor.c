@@ -10,15 +10,6 @@
 #include <string.h>
 #include "backend/cuda/cuda_ops_blas.h"
 
-static cudaDataType cuda_type(rs_dtype dt) {
-  switch (dt) {
-    case RS_FLOAT32: return CUDA_R_32F;
-    case RS_FLOAT64: return CUDA_R_64F;
-    case RS_COMPLEX64: return CUDA_C_32F;
-    default: return CUDA_C_64F;
-  }
-}
-
 typedef struct factor_run {
   rs_backend *b;
   const rs_factor_plan *p;
@@ -56,7 +47,7 @@ static cusolverStatus_t orgqr(factor_run *r, int m, int qcols, int k, void *q, c
 static rs_status query(factor_run *r, void *tau, int *lwork) {
   const rs_factor_plan *p = r->p;
   const rs_solver_api *S = r->L.solver;
-  cudaDataType t = r->t, rt = (p->dtype == RS_FLOAT32 || p->dtype == RS_COMPLEX64) ? CUDA_R_32F : CUDA_R_64F;
+  cudaDataType t = r->t, rt = rs_cuda_real_data_type(p->dtype);
   int64_t m = p->m, n = p->n, k = m < n ? m : n;
   cusolverStatus_t ss = CUSOLVER_STATUS_SUCCESS;
   const char *what = "";
@@ -92,7 +83,7 @@ static rs_status query(factor_run *r, void *tau, int *lwork) {
 static rs_status one(factor_run *r, int64_t q, int64_t *ipiv, void *tau, int lwork) {
   const rs_factor_plan *p = r->p;
   const rs_solver_api *S = r->L.solver;
-  cudaDataType t = r->t, rt = (p->dtype == RS_FLOAT32 || p->dtype == RS_COMPLEX64) ? CUDA_R_32F : CUDA_R_64F;
+  cudaDataType t = r->t, rt = rs_cuda_real_data_type(p->dtype);
   int64_t m = p->m, n = p->n, k = m < n ? m : n, qcols = p->option ? m : k;
   char *a = (char *)p->a + (size_t)(q * m * n) * r->item;
   cusolverStatus_t ss = CUSOLVER_STATUS_SUCCESS;
@@ -140,7 +131,7 @@ rs_status rs_cuda_ops_factor(rs_backend *b, const rs_factor_plan *p, void *strea
   if (done) return RS_OK;
   factor_run r;
   memset(&r, 0, sizeof r);
-  r.b = b, r.p = p, r.stream = stream, r.t = cuda_type(p->dtype), r.item = rs_dtype_size(p->dtype);
+  r.b = b, r.p = p, r.stream = stream, r.t = rs_cuda_data_type(p->dtype), r.item = rs_dtype_size(p->dtype);
   RS_TRY(rs_linalg_acquire(&r.L, b, stream, 1));
   /* one block: pivots (LU), tau (QR), the flags (+ one for orgqr), then the workspace */
   size_t pb = p->kind == RS_FACTOR_LU ? (size_t)(p->batch * n) * sizeof(int64_t) : 0;
