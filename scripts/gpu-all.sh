@@ -95,6 +95,7 @@ run() { echo "== $* =="; "$@"; echo; }
   run python3 bench/ops.py "$B/bench/ops" --markdown
   run "$B/resident" bench --plot "$OUT/sweep.svg"
   run python3 bench/host_ops.py "$B/bench/host_ops" --rounds 2
+  run python3 bench/linalg_ext.py "$B/bench/linalg_ext" # linalg extension: eigh, QR beside CuPy
 } > "$OUT/bench-ops.log" 2>&1
 cat "$OUT/bench-1.log" "$OUT/bench-ops.log"
 exit 0
