@@ -143,12 +143,16 @@ static void test_eigh(rs_context *ctx) {
       CHECK_OK(hpd(&hd, a.dev));
       CHECK_OK(hpd(&hh, a.host));
       double tol = tol_of(fdt[di]) * 10;
-      /* eigvalsh of the raw (non-symmetric) input: the lower triangle is what counts */
-      ew_case *c = suite_add(s, "eigvalsh %s case %zu (lower triangle)", rs_dtype_name(fdt[di]), i);
-      c->sdev = rs_eigvalsh(&c->dev, a.dev, NULL);
-      c->shost = rs_eigvalsh(&c->host, a.host, NULL);
-      c->np = tl_np_expr(&s->np, "np.linalg.eigvalsh(a%d)", a.np);
-      c->rtol = c->atol = tol;
+      /* eigvalsh of the raw (non-symmetric) real input: the lower triangle is what counts
+       * (complex input with a non-real diagonal is not Hermitian at all: libraries differ) */
+      ew_case *c;
+      if (fdt[di] == RS_FLOAT32 || fdt[di] == RS_FLOAT64) {
+        c = suite_add(s, "eigvalsh %s case %zu (lower triangle)", rs_dtype_name(fdt[di]), i);
+        c->sdev = rs_eigvalsh(&c->dev, a.dev, NULL);
+        c->shost = rs_eigvalsh(&c->host, a.host, NULL);
+        c->np = tl_np_expr(&s->np, "np.linalg.eigvalsh(a%d)", a.np);
+        c->rtol = c->atol = tol;
+      }
       for (int pl = 0; pl < 2; pl++) CHECK_OK(rs_eigh(&w[pl], &v[pl], pl ? hh : hd, NULL));
       c = suite_add(s, "eigh w %s case %zu", rs_dtype_name(fdt[di]), i);
       c->dev = w[0], c->host = w[1];
@@ -363,7 +367,7 @@ static void test_factor_empty_and_views(rs_context *ctx) {
   /* views: a transposed batch and a strided slice */
   int64_t s255[3] = {2, 5, 5};
   pair v;
-  CHECK_OK(make_pair(&v, s, ctx, RS_COMPLEX128, 3, s255, 7, 0));
+  CHECK_OK(make_pair(&v, s, ctx, RS_FLOAT64, 3, s255, 7, 0));
   int perm[3] = {0, 2, 1};
   rs_array *td = NULL, *th = NULL, *sd = NULL, *sh = NULL;
   CHECK_OK(rs_array_permute(&td, v.dev, perm));
