@@ -115,3 +115,9 @@ def test_lstsq():
     np.testing.assert_allclose(host(res), nres, atol=1e-10)
     assert int(host(rank)) == nrank
     np.testing.assert_allclose(host(s), ns, atol=1e-10)
+
+
+def test_main_namespace():
+    assert rs.vecdot is la.vecdot and rs.tensordot is la.tensordot
+    x = rand((3, 4), np.complex128, 9)
+    np.testing.assert_allclose(host(rs.vecdot(dev(x), dev(x))), np.linalg.vecdot(x, x), atol=1e-12)

@@ -78,11 +78,7 @@ static rs_status host_solve(rs_backend *b, const rs_solve_plan *p, void *stream)
 /* linalg extension: the factorizations (LAPACKE; refused in a build without it) */
 static rs_status host_factor(rs_backend *b, const rs_factor_plan *p, void *stream) {
   (void)b, (void)stream;
-  if (!rs_native_factor_supported())
-    return rs_fail(RS_ERR_UNSUPPORTED, "host linear algebra: this build has no LAPACK (OpenBLAS/LAPACKE) for factorizations");
-  if (!rs_native_factor_fits(p))
-    return rs_fail(RS_ERR_UNSUPPORTED, "host linear algebra: a %lld x %lld matrix is beyond LAPACK's 32-bit indices",
-                   (long long)p->m, (long long)p->n);
+  RS_TRY(rs_native_factor_check(p, "host"));
   void *scratch = NULL;
   RS_TRY(rs_native_scratch(&scratch, rs_native_factor_scratch(p), "host factor"));
   rs_native_factor(p, scratch);

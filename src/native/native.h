@@ -136,6 +136,8 @@ void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch
  * from LU factors are shared helpers. */
 int rs_native_factor_supported(void);
 int rs_native_factor_fits(const rs_factor_plan *p);
+/* Both, as a status naming the missing library or the size (who: "host", "sim"). */
+rs_status rs_native_factor_check(const rs_factor_plan *p, const char *who);
 size_t rs_native_factor_scratch(const rs_factor_plan *p);
 void rs_native_factor(const rs_factor_plan *p, void *scratch);
 void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int upper);

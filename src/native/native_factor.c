@@ -34,6 +34,16 @@ int rs_native_factor_fits(const rs_factor_plan *p) {
   return big <= INT_MAX / 4 && p->m * big <= INT_MAX / 4;
 }
 
+rs_status rs_native_factor_check(const rs_factor_plan *p, const char *who) {
+  if (!rs_native_factor_supported())
+    return rs_fail(RS_ERR_UNSUPPORTED, "%s linear algebra: this build has no LAPACK (OpenBLAS/LAPACKE) for factorizations",
+                   who);
+  if (!rs_native_factor_fits(p))
+    return rs_fail(RS_ERR_UNSUPPORTED, "%s linear algebra: a %lld x %lld matrix is beyond LAPACK's 32-bit indices", who,
+                   (long long)p->m, (long long)p->n);
+  return RS_OK;
+}
+
 /* Zero the strict upper (upper = 1) or strict lower triangle of an m x n column-major matrix. */
 void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int upper) {
   size_t item = rs_dtype_size(dt);

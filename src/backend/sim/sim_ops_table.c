@@ -220,11 +220,7 @@ static void factor_run(void *arg) {
 }
 
 static rs_status sim_factor(rs_backend *b, const rs_factor_plan *p, void *stream) {
-  if (!rs_native_factor_supported())
-    return rs_fail(RS_ERR_UNSUPPORTED, "sim linear algebra: this build has no LAPACK (OpenBLAS/LAPACKE) for factorizations");
-  if (!rs_native_factor_fits(p))
-    return rs_fail(RS_ERR_UNSUPPORTED, "sim linear algebra: a %lld x %lld matrix is beyond LAPACK's 32-bit indices",
-                   (long long)p->m, (long long)p->n);
+  RS_TRY(rs_native_factor_check(p, "sim"));
   factor_task *t = calloc(1, sizeof *t);
   if (!t) return no_memory("factor", sizeof *t);
   t->h.b = b;
