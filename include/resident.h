@@ -49,7 +49,10 @@
  *     the device, host arrays on the host (C loops, NumPy's role). Results stay there;
  *     every op returns a new array or, in its `_into` form, writes into an existing one.
  *     linalg.h also has the array API's linalg extension: rs_cholesky, rs_qr, rs_eigh,
- *     rs_eigvalsh, rs_det, rs_slogdet, rs_inv (cuSOLVER on the GPU, LAPACKE on the host).
+ *     rs_eigvalsh, rs_det, rs_slogdet, rs_inv (cuSOLVER on the GPU, LAPACKE on the host),
+ *     and, composed from the ops above, rs_diagonal, rs_trace, rs_outer, rs_vecdot,
+ *     rs_tensordot, rs_matrix_power, rs_vector_norm, rs_matrix_norm, rs_svdvals,
+ *     rs_matrix_rank, rs_pinv and NumPy's rs_lstsq.
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *
