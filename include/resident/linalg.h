@@ -65,9 +65,13 @@ RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b
  * simulator LAPACKE;
  * a build without LAPACKE (RESIDENT_HOST_BLAS off or OpenBLAS not found) answers
  * RS_ERR_UNSUPPORTED there, naming the missing library. A failure flag is read back from
- * the device (an implicit copy of 4 bytes, recorded). Results are C-contiguous; an _into
- * destination must have exactly the result's shape and dtype and is written only on success
- * (eigenvalues, det, sign and logabsdet may be written by a call that then fails). */
+ * the device (an implicit copy of 4 bytes, recorded). A new matrix result - cholesky's
+ * factor, eigh's eigenvectors, qr's q, and r when it has all of a's rows - is the array the
+ * solver wrote, column-major per matrix (strides (..., itemsize, rows * itemsize); F order
+ * for one matrix), handed over without a copy; the others are C-contiguous. An _into
+ * destination (any layout) must have exactly the result's shape and dtype and is written
+ * only on success (eigenvalues, det, sign and logabsdet may be written by a call that then
+ * fails). */
 
 /* The Cholesky factor of Hermitian positive-definite matrices: L (lower, a = L L^H) from
  * a's lower triangle, or with upper != 0 U (a = U^H U) from the upper. A matrix that is

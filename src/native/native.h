@@ -140,7 +140,7 @@ int rs_native_factor_fits(const rs_factor_plan *p);
 rs_status rs_native_factor_check(const rs_factor_plan *p, const char *who);
 size_t rs_native_factor_scratch(const rs_factor_plan *p);
 void rs_native_factor(const rs_factor_plan *p, void *scratch);
-void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int upper);
+void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int64_t rows, int upper);
 void rs_native_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t n, void *det, void *sign, void *logabs,
                       int64_t q);
 

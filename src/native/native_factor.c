@@ -44,11 +44,12 @@ rs_status rs_native_factor_check(const rs_factor_plan *p, const char *who) {
   return RS_OK;
 }
 
-/* Zero the strict upper (upper = 1) or strict lower triangle of an m x n column-major matrix. */
-void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int upper) {
+/* Zero the strict upper (upper = 1) or strict lower triangle of an m x n column-major
+ * matrix, in its first `rows` rows (the reduced QR's R is the top rows). */
+void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int64_t rows, int upper) {
   size_t item = rs_dtype_size(dt);
   for (int64_t j = 0; j < n; j++) {
-    int64_t i0 = upper ? 0 : j + 1, i1 = upper ? (j < m ? j : m) : m;
+    int64_t i0 = upper ? 0 : j + 1, i1 = upper ? (j < rows ? j : rows) : rows;
     if (i1 > i0) memset((char *)a + (size_t)(j * m + i0) * item, 0, (size_t)(i1 - i0) * item);
   }
 }
@@ -127,7 +128,7 @@ void rs_native_factor(const rs_factor_plan *p, void *scratch) {
     switch (p->kind) {
       case RS_FACTOR_CHOLESKY:
         r = RS_LAPACK4(dt, potrf, LAPACK_COL_MAJOR, p->option ? 'U' : 'L', n, a, n);
-        rs_native_zero_triangle(dt, a, m, n, !p->option);
+        rs_native_zero_triangle(dt, a, m, n, m, !p->option);
         break;
       case RS_FACTOR_LU:
         r = RS_LAPACK4(dt, getrf, LAPACK_COL_MAJOR, n, n, a, n, ipiv);
@@ -142,7 +143,7 @@ void rs_native_factor(const rs_factor_plan *p, void *scratch) {
           memcpy(qm, a, (size_t)m * (size_t)k * item);
           r = orgqr(dt, m, qcols, k, qm, m, tau);
         }
-        rs_native_zero_triangle(dt, a, m, n, 0);
+        rs_native_zero_triangle(dt, a, m, n, p->option ? m : k, 0);
         break;
       }
       case RS_FACTOR_EIGH:

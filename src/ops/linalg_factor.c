@@ -2,7 +2,9 @@
  * (from LU), and inv (a solve against the identity). One driver checks the input,
  * makes the private column-major copy the backends factor in place (LAPACK's layout,
  * rs_factor_plan), runs the backend's `factor` entry, reads its flag, and copies the
- * column-major results into C-contiguous arrays. */
+ * column-major results into the results. A new factor (Cholesky's, the eigenvectors, Q, and
+ * R when it is all of a's rows) is the column-major array the solver wrote, handed over
+ * without a copy; an _into destination gets a copy in its own layout. */
 #include <string.h>
 #include "core/dtype_rules.h"
 #include "core/error.h"
@@ -111,8 +113,10 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
   factor_state fs;
   memset(&fs, 0, sizeof fs);
   rs_status st = RS_OK;
-  if (rq->a_out) st = rs_ops_result_begin(&fs.F, rq->a_out, ctx, dev, nb + 2, fshape, dt, RS_ORDER_C, RS_OPS_CAST_EXACT, who);
-  if (st == RS_OK && rq->q_out)
+  int work = batch > 0 && m > 0 && n > 0; /* the backend runs */
+  int direct_a = work && rq->a_out && !*rq->a_out && rrows == m, direct_q = work && rq->q_out && !*rq->q_out;
+  if (rq->a_out && !direct_a) st = rs_ops_result_begin(&fs.F, rq->a_out, ctx, dev, nb + 2, fshape, dt, RS_ORDER_C, RS_OPS_CAST_EXACT, who);
+  if (st == RS_OK && rq->q_out && !direct_q)
     st = rs_ops_result_begin(&fs.Q, rq->q_out, ctx, dev, nb + 2, qshape, dt, RS_ORDER_C, RS_OPS_CAST_EXACT, who);
   if (st == RS_OK && rq->w_out) st = rs_decomp_out_prepare(&fs.W, rq->w_out, ctx, dev, nb + 1, wshape, rdt, who);
   if (st == RS_OK && rq->det_out) st = rs_decomp_out_prepare(&fs.D, rq->det_out, ctx, dev, nb, a->shape, dt, who);
@@ -134,7 +138,7 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
       st = rs_decomp_read_flag(&flag, fs.info, stream, who);
       if (st == RS_OK && flag) st = rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: %s", who, flag_message(rq->kind));
     }
-    if (st == RS_OK && rq->a_out) {
+    if (st == RS_OK && rq->a_out && !direct_a) {
       rs_array *src = NULL;
       rs_slice sl[RS_MAX_DIMS];
       for (int i = 0; i < nb + 2; i++) sl[i] = RS_SLICE_ALL;
@@ -143,7 +147,7 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
       if (st == RS_OK) st = rs_copy_into(fs.F.target, src, stream);
       rs_array_release(src);
     }
-    if (st == RS_OK && rq->q_out) st = rs_copy_into(fs.Q.target, fs.qwork, stream);
+    if (st == RS_OK && rq->q_out && !direct_q) st = rs_copy_into(fs.Q.target, fs.qwork, stream);
   }
   st = rs_decomp_out_finish(&fs.W, st, stream, who);
   st = rs_decomp_out_finish(&fs.D, st, stream, who);
@@ -155,6 +159,8 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
   rs_ops_result_end(&fs.D.r, st);
   rs_ops_result_end(&fs.S.r, st);
   rs_ops_result_end(&fs.L.r, st);
+  if (st == RS_OK && direct_a) *rq->a_out = fs.ac, fs.ac = NULL; /* handed over */
+  if (st == RS_OK && direct_q) *rq->q_out = fs.qwork, fs.qwork = NULL;
   rs_array_release(fs.ac);
   rs_array_release(fs.qwork);
   rs_array_release(fs.info);

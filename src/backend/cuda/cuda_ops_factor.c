@@ -165,8 +165,8 @@ rs_status rs_cuda_ops_factor(rs_backend *b, const rs_factor_plan *p, void *strea
   if (st == RS_OK && r.hbytes && !(r.hwork = malloc(r.hbytes)))
     st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "linear algebra: %zu bytes of host workspace", r.hbytes);
   for (int64_t q = 0; st == RS_OK && q < p->batch; q++) st = one(&r, q, ipiv, tau, lwork);
-  if (st == RS_OK && p->kind == RS_FACTOR_CHOLESKY) st = rs_cuda_zero_triangle(b, r.item, p->a, p->batch, n, n, !p->option, stream);
-  if (st == RS_OK && p->kind == RS_FACTOR_QR) st = rs_cuda_zero_triangle(b, r.item, p->a, p->batch, m, n, 0, stream);
+  if (st == RS_OK && p->kind == RS_FACTOR_CHOLESKY) st = rs_cuda_zero_triangle(b, r.item, p->a, p->batch, n, n, n, !p->option, stream);
+  if (st == RS_OK && p->kind == RS_FACTOR_QR) st = rs_cuda_zero_triangle(b, r.item, p->a, p->batch, m, n, p->option ? m : k, 0, stream);
   if (st == RS_OK && p->kind == RS_FACTOR_LU)
     st = rs_cuda_lu_det(p->dtype, p->a, ipiv, p->batch, n, p->det, p->sign, p->logabs, stream);
   if (st == RS_OK && p->kind == RS_FACTOR_LU && cudaMemsetAsync(p->info, 0, sizeof(int32_t), (cudaStream_t)stream) != cudaSuccess)

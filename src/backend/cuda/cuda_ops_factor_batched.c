@@ -85,7 +85,7 @@ static rs_status batched_cholesky(rs_backend *b, const rs_linalg *L, const rs_fa
     if (ss != CUSOLVER_STATUS_SUCCESS) st = rs_cusolver_fail(ss, "cholesky: cusolverDn<t>potrfBatched");
   }
   /* potrfBatched may use the other triangle as workspace: zeroed here as in the loop path */
-  if (st == RS_OK) st = rs_cuda_zero_triangle(b, item, p->a, p->batch, n, n, !p->option, stream);
+  if (st == RS_OK) st = rs_cuda_zero_triangle(b, item, p->a, p->batch, n, n, n, !p->option, stream);
   if (st == RS_OK) st = rs_cuda_flags_any(flags, p->batch, p->info, stream);
   rs_cuda_ops_scratch_free(block, stream);
   return st;

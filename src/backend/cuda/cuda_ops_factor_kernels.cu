@@ -11,11 +11,12 @@ struct alignas(16) elem16 {
 };
 
 // Only the element's size matters to zeroing: 4, 8 or 16 bytes.
+// Only rows below `rows` are written (the reduced QR's R is the top rows).
 template <typename E>
-__global__ void zero_triangle(E *a, int64_t m, int64_t n, int64_t total, int upper) {
+__global__ void zero_triangle(E *a, int64_t m, int64_t n, int64_t rows, int64_t total, int upper) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
     int64_t e = i % (m * n), col = e / m, row = e % m;
-    if (upper ? row < col : row > col) a[i] = E{};
+    if (row < rows && (upper ? row < col : row > col)) a[i] = E{};
   }
 }
 
@@ -84,14 +85,14 @@ extern "C" rs_status rs_cuda_pointer_array(void *out, void *base, size_t stride,
 }
 
 extern "C" rs_status rs_cuda_zero_triangle(rs_backend *b, size_t item, void *a, int64_t batch, int64_t m, int64_t n,
-                                           int upper, void *stream) {
+                                           int64_t rows, int upper, void *stream) {
   int64_t total = batch * m * n;
   if (total == 0) return RS_OK;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   unsigned grid = rs_cuda_ops_grid(b, total, 4, 4);
-  if (item == 4) zero_triangle<uint32_t><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<uint32_t *>(a), m, n, total, upper);
-  else if (item == 8) zero_triangle<uint64_t><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<uint64_t *>(a), m, n, total, upper);
-  else zero_triangle<elem16><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<elem16 *>(a), m, n, total, upper);
+  if (item == 4) zero_triangle<uint32_t><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<uint32_t *>(a), m, n, rows, total, upper);
+  else if (item == 8) zero_triangle<uint64_t><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<uint64_t *>(a), m, n, rows, total, upper);
+  else zero_triangle<elem16><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<elem16 *>(a), m, n, rows, total, upper);
   RS_CUDA_CALL(cudaGetLastError(), "linear algebra: zeroing a triangle");
   return RS_OK;
 }
