@@ -104,12 +104,12 @@ static lapack_int orgqr(rs_dtype dt, lapack_int m, lapack_int n, lapack_int k, v
   }
 }
 
-static lapack_int evd(rs_dtype dt, char jobz, lapack_int n, void *a, void *w) {
+static lapack_int evd(rs_dtype dt, char jobz, char uplo, lapack_int n, void *a, void *w) {
   switch (dt) {
-    case RS_FLOAT32: return LAPACKE_ssyevd(LAPACK_COL_MAJOR, jobz, 'L', n, a, n, w);
-    case RS_FLOAT64: return LAPACKE_dsyevd(LAPACK_COL_MAJOR, jobz, 'L', n, a, n, w);
-    case RS_COMPLEX64: return LAPACKE_cheevd(LAPACK_COL_MAJOR, jobz, 'L', n, a, n, w);
-    default: return LAPACKE_zheevd(LAPACK_COL_MAJOR, jobz, 'L', n, a, n, w);
+    case RS_FLOAT32: return LAPACKE_ssyevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, n, w);
+    case RS_FLOAT64: return LAPACKE_dsyevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, n, w);
+    case RS_COMPLEX64: return LAPACKE_cheevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, n, w);
+    default: return LAPACKE_zheevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, n, w);
   }
 }
 
@@ -147,7 +147,7 @@ void rs_native_factor(const rs_factor_plan *p, void *scratch) {
         break;
       }
       case RS_FACTOR_EIGH:
-        r = evd(dt, p->option ? 'V' : 'N', n, a, (char *)p->w + (size_t)(q * p->n) * ritem);
+        r = evd(dt, p->option ? 'V' : 'N', p->upper ? 'U' : 'L', n, a, (char *)p->w + (size_t)(q * p->n) * ritem);
         break;
     }
     if (r != 0) info = 1;

@@ -193,13 +193,13 @@ typedef enum rs_factor_kind { RS_FACTOR_CHOLESKY, RS_FACTOR_LU, RS_FACTOR_QR, RS
  *   QR: a becomes R (strictly lower part zeroed); q (m x qcols column-major per matrix,
  *     qcols = m when option is 1 (complete), else min(m, n)) gets Q.
  *   EIGH (m = n): w (batch x n, the real dtype) the eigenvalues ascending of the
- *     Hermitian matrix in a's lower triangle; option 1: a becomes the eigenvectors (columns).
- *     *info = 1 when some matrix did not converge. */
+ *     Hermitian matrix in a's lower triangle (upper = 1: its upper triangle); option 1: a
+ *     becomes the eigenvectors (columns). *info = 1 when some matrix did not converge. */
 typedef struct rs_factor_plan {
   rs_factor_kind kind;
   rs_dtype dtype;
   int64_t batch, m, n;
-  int option;
+  int option, upper;
   void *a, *q, *w, *det, *sign, *logabs;
   int32_t *info;
 } rs_factor_plan;

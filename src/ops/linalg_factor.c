@@ -114,6 +114,12 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
   memset(&fs, 0, sizeof fs);
   rs_status st = RS_OK;
   int work = batch > 0 && m > 0 && n > 0; /* the backend runs */
+  /* Read transposed where that is the same problem, saving a transposing copy: the C-order
+   * copy of a is a^T column-major; a real symmetric matrix taken from a^T's other triangle
+   * is the one NumPy takes from a's lower (Cholesky's factor then comes out as the other
+   * factor in C order), and det(a^T) = det(a). */
+  int real = dt == RS_FLOAT32 || dt == RS_FLOAT64;
+  int flip = rq->kind == RS_FACTOR_LU || (real && (rq->kind == RS_FACTOR_CHOLESKY || rq->kind == RS_FACTOR_EIGH));
   int direct_a = work && rq->a_out && !*rq->a_out && rrows == m, direct_q = work && rq->q_out && !*rq->q_out;
   if (rq->a_out && !direct_a) st = rs_ops_result_begin(&fs.F, rq->a_out, ctx, dev, nb + 2, fshape, dt, RS_ORDER_C, RS_OPS_CAST_EXACT, who);
   if (st == RS_OK && rq->q_out && !direct_q)
@@ -125,18 +131,26 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
   if (m == 0 || n == 0) {
     if (st == RS_OK) st = empty_results(&fs, rq, a, m, stream);
   } else if (batch > 0) {
-    if (st == RS_OK) st = rs_decomp_private_copy(&fs.ac, a, dt, a->ndim, a->shape, cst, stream, who);
+    if (st == RS_OK) st = rs_decomp_private_copy(&fs.ac, a, dt, a->ndim, a->shape, flip ? NULL : cst, stream, who);
     if (st == RS_OK && rq->kind == RS_FACTOR_QR)
       st = rs_array_alloc(&fs.qwork, ctx, dev ? RS_MEM_DEVICE : RS_MEM_HOST, 0, nb + 2, qshape, dt, qst, RS_ORDER_C, who);
     if (st == RS_OK) st = rs_ops_alloc(&fs.info, ctx, dev, 0, NULL, RS_INT32, RS_ORDER_C, who);
     if (st == RS_OK) {
-      rs_factor_plan p = {rq->kind, dt, batch, m, n, rq->option, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+      rs_factor_plan p = {.kind = rq->kind, .dtype = dt, .batch = batch, .m = m, .n = n, .option = rq->option};
+      if (flip && rq->kind == RS_FACTOR_CHOLESKY) p.option = !rq->option;
+      p.upper = flip && rq->kind == RS_FACTOR_EIGH;
       st = run(rq, &fs, &p, dev, stream);
     }
     if (st == RS_OK) {
       int32_t flag = 0;
       st = rs_decomp_read_flag(&flag, fs.info, stream, who);
       if (st == RS_OK && flag) st = rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: %s", who, flag_message(rq->kind));
+    }
+    if (st == RS_OK && rq->a_out && flip && rq->kind == RS_FACTOR_EIGH) { /* the vectors: column-major */
+      rs_array *v = NULL;
+      st = rs_array_new_view(&v, fs.ac, nb + 2, a->shape, cst, fs.ac->offset);
+      rs_array_release(fs.ac);
+      fs.ac = v;
     }
     if (st == RS_OK && rq->a_out && !direct_a) {
       rs_array *src = NULL;

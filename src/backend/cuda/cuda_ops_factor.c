@@ -73,7 +73,7 @@ static rs_status query(factor_run *r, void *tau, int *lwork) {
     case RS_FACTOR_EIGH:
       what = "cusolverDnXsyevd_bufferSize";
       ss = S->syevd_size(r->L.cusolver, r->L.params, p->option ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR,
-                         CUBLAS_FILL_MODE_LOWER, n, t, p->a, n, rt, p->w, t, &r->dbytes, &r->hbytes);
+                         p->upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, n, t, p->a, n, rt, p->w, t, &r->dbytes, &r->hbytes);
       break;
   }
   return ss == CUSOLVER_STATUS_SUCCESS ? RS_OK : rs_cusolver_fail(ss, what);
@@ -114,7 +114,7 @@ static rs_status one(factor_run *r, int64_t q, int64_t *ipiv, void *tau, int lwo
     case RS_FACTOR_EIGH:
       what = "cusolverDnXsyevd";
       ss = S->syevd(r->L.cusolver, r->L.params, p->option ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR,
-                    CUBLAS_FILL_MODE_LOWER, n, t, a, n, rt, (char *)p->w + (size_t)(q * n) * (r->item / (p->dtype == RS_COMPLEX64 || p->dtype == RS_COMPLEX128 ? 2 : 1)),
+                    p->upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, n, t, a, n, rt, (char *)p->w + (size_t)(q * n) * (r->item / (p->dtype == RS_COMPLEX64 || p->dtype == RS_COMPLEX128 ? 2 : 1)),
                     t, r->dwork, r->dbytes, r->hwork, r->hbytes, r->flags + q);
       break;
   }

@@ -13,7 +13,7 @@
 static cusolverStatus_t syevj_size(const rs_linalg *L, const rs_factor_plan *p, cusolverEigMode_t jobz, int n, int *lwork,
                                    syevjInfo_t info) {
   const rs_solver_api *S = L->solver;
-  cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
+  cublasFillMode_t lo = p->upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   int batch = (int)p->batch;
   switch (p->dtype) {
     case RS_FLOAT32: return S->ssyevjb_size(L->cusolver, jobz, lo, n, p->a, n, p->w, lwork, info, batch);
@@ -26,7 +26,7 @@ static cusolverStatus_t syevj_size(const rs_linalg *L, const rs_factor_plan *p, 
 static cusolverStatus_t syevj(const rs_linalg *L, const rs_factor_plan *p, cusolverEigMode_t jobz, int n, void *work,
                               int lwork, int *flags, syevjInfo_t info) {
   const rs_solver_api *S = L->solver;
-  cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
+  cublasFillMode_t lo = p->upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   int batch = (int)p->batch;
   switch (p->dtype) {
     case RS_FLOAT32: return S->ssyevjb(L->cusolver, jobz, lo, n, p->a, n, p->w, work, lwork, flags, info, batch);
