@@ -67,8 +67,10 @@ RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b
  * RS_ERR_UNSUPPORTED there, naming the missing library. A failure flag is read back from
  * the device (an implicit copy of 4 bytes, recorded). A new matrix result - cholesky's
  * factor, eigh's eigenvectors, qr's q, and r when it has all of a's rows - is the array the
- * solver wrote, column-major per matrix (strides (..., itemsize, rows * itemsize); F order
- * for one matrix), handed over without a copy; the others are C-contiguous. An _into
+ * solver wrote, handed over without a copy: column-major per matrix (strides (...,
+ * itemsize, rows * itemsize); F order for one matrix), except the Cholesky factor of a real
+ * matrix, which comes out in C order (real symmetric input and det's input are factored
+ * as a^T, the same problem, without a transposing copy); the others are C-contiguous. An _into
  * destination (any layout) must have exactly the result's shape and dtype and is written
  * only on success (eigenvalues, det, sign and logabsdet may be written by a call that then
  * fails). */
