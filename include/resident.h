@@ -73,6 +73,11 @@
  *     Statistics (resident/stats.h): var and std with correction over several axes,
  *     cumulative_sum / cumulative_prod (CUB scans on the GPU), clip and diff; sort and
  *     argsort along any axis, descending too (rs_sort_axis, rs_argsort_axis in sort.h).
+ *     linalg.h also has the array API's linalg extension: rs_cholesky, rs_qr, rs_eigh,
+ *     rs_eigvalsh, rs_det, rs_slogdet, rs_inv (cuSOLVER on the GPU, LAPACKE on the host),
+ *     and, composed from the ops above, rs_diagonal, rs_trace, rs_outer, rs_vecdot,
+ *     rs_tensordot, rs_matrix_power, rs_vector_norm, rs_matrix_norm, rs_svdvals,
+ *     rs_matrix_rank, rs_pinv and NumPy's rs_lstsq.
  *
  * WORKED EXAMPLE (error handling shortened to CHECK)
  *

@@ -167,6 +167,7 @@ run() { echo "== $* =="; "$@"; echo; }
   run python3 bench/ops.py "$B/bench/ops" --markdown
   run "$B/resident" bench --plot "$OUT/sweep.svg"
   run python3 bench/host_ops.py "$B/bench/host_ops" --rounds 2
+  run python3 bench/linalg_ext.py "$B/bench/linalg_ext" # linalg extension: eigh, QR beside CuPy
 } > "$OUT/bench-ops.log" 2>&1
 { # collectives (issue 19): peer copy and all-reduce beside cudaMemcpyPeer and raw NCCL
   run "$B/bench/collective" --size 1024 --repeat 7

@@ -1609,6 +1609,146 @@ static void case_stats(fx *f) {
   BAD(rs_diff_into(f->fd, f->d, 0, 0, NULL, NULL, NULL));
 }
 
+/* linalg extension: factorizations (f->d is a 3x3 identity, f->row a vector) */
+static void case_linalg_ext(fx *f) {
+  rs_array *a = NULL, *b = NULL;
+  unary_family(f, "[rs_det] ", rs_det, rs_det_into);
+  unary_family(f, "[rs_inv] ", rs_inv, rs_inv_into);
+  unary_family(f, "[rs_eigvalsh] ", rs_eigvalsh, rs_eigvalsh_into);
+  BAD(rs_cholesky(NULL, f->d, 0, NULL));
+  BAD(rs_cholesky(&a, NULL, 0, NULL));
+  BAD(rs_cholesky(&a, f->dead, 0, NULL));
+  BAD(rs_cholesky(&a, f->row, 0, NULL)); /* not a matrix */
+  BAD(rs_cholesky(&a, f->d, 0, f->fs));
+  BAD(rs_cholesky_into(NULL, f->d, 0, NULL));
+  BAD(rs_cholesky_into(f->row, f->d, 1, NULL));
+  BAD(rs_cholesky_into(f->fd, f->d, 0, NULL));
+  BAD(rs_qr(&a, NULL, f->d, 0, NULL)); /* q may be NULL, r not */
+  BAD(rs_qr(&a, &b, NULL, 0, NULL));
+  BAD(rs_qr(&a, &b, f->dead, 0, NULL));
+  BAD(rs_qr(&a, &b, f->row, 1, NULL));
+  BAD(rs_qr(&a, &b, f->d, 0, f->fs));
+  BAD(rs_qr_into(f->d, NULL, f->d, 0, NULL));
+  BAD(rs_qr_into(f->d, f->row, f->d, 0, NULL));
+  BAD(rs_qr_into(f->fd, f->d, f->d, 0, NULL));
+  BAD(rs_eigh(NULL, &b, f->d, NULL));
+  BAD(rs_eigh(&a, NULL, f->d, NULL));
+  BAD(rs_eigh(&a, &b, f->dead, NULL));
+  BAD(rs_eigh(&a, &b, f->row, NULL));
+  BAD(rs_eigh(&a, &b, f->d, f->fs));
+  BAD(rs_eigh_into(NULL, f->d, f->d, NULL));
+  BAD(rs_eigh_into(f->row, NULL, f->d, NULL));
+  BAD(rs_eigh_into(f->d, f->d, f->d, NULL)); /* w is (3,), not (3, 3) */
+  BAD(rs_slogdet(NULL, &b, f->d, NULL));
+  BAD(rs_slogdet(&a, NULL, f->d, NULL));
+  BAD(rs_slogdet(&a, &b, f->dead, NULL));
+  BAD(rs_slogdet(&a, &b, f->row, NULL));
+  BAD(rs_slogdet(&a, &b, f->d, f->fs));
+  BAD(rs_slogdet_into(NULL, f->d, f->d, NULL));
+  BAD(rs_slogdet_into(f->d, NULL, f->d, NULL));
+  BAD(rs_slogdet_into(f->d, f->d, f->d, NULL)); /* sign is 0-d, not (3, 3) */
+  EXPECT(a == NULL && b == NULL);
+}
+
+/* linalg extension: the composed operations */
+typedef rs_status (*off_fn)(rs_array **, const rs_array *, int64_t, rs_stream *);
+typedef rs_status (*off_into_fn)(rs_array *, const rs_array *, int64_t, rs_stream *);
+typedef rs_status (*tol_fn)(rs_array **, const rs_array *, double, rs_stream *);
+typedef rs_status (*tol_into_fn)(rs_array *, const rs_array *, double, rs_stream *);
+
+static void matrix_family(fx *f, const char *name, off_fn fn, off_into_fn into, tol_fn tfn, tol_into_fn tinto) {
+  cur = name;
+  for (int t = 0; t < 2; t++) {
+    /* a NULL out, a NULL / dead / non-matrix input, a foreign stream; into: NULL dst, a
+     * foreign dst, a dst of the wrong shape */
+#define RS_MF_(out, x, s) (t ? tfn(out, x, 1e-3, s) : fn(out, x, 2, s))
+#define RS_MF_INTO_(d, x, s) (t ? tinto(d, x, 1e-3, s) : into(d, x, 2, s))
+    if (t ? !tfn : !fn) continue;
+    BAD(RS_MF_(NULL, f->d, NULL));
+    BAD(RS_MF_(&o, NULL, NULL));
+    BAD(RS_MF_(&o, f->dead, NULL));
+    BAD(RS_MF_(&o, f->row, NULL));
+    BAD(RS_MF_(&o, f->d, f->fs));
+    BAD(RS_MF_INTO_(NULL, f->d, NULL));
+    BAD(RS_MF_INTO_(f->dead, f->d, NULL));
+    BAD(RS_MF_INTO_(f->fd, f->d, NULL));
+    BAD(RS_MF_INTO_(f->row, f->d, NULL));
+#undef RS_MF_
+#undef RS_MF_INTO_
+  }
+  cur = "";
+}
+
+static void case_linalg_compose(fx *f) {
+  rs_array *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+  int ax[1] = {0}, bx[1] = {1}, far[1] = {5};
+  matrix_family(f, "[rs_diagonal] ", rs_diagonal, rs_diagonal_into, NULL, NULL);
+  matrix_family(f, "[rs_trace] ", rs_trace, rs_trace_into, NULL, NULL);
+  matrix_family(f, "[rs_matrix_power] ", rs_matrix_power, rs_matrix_power_into, NULL, NULL);
+  matrix_family(f, "[rs_matrix_rank] ", NULL, NULL, rs_matrix_rank, rs_matrix_rank_into);
+  matrix_family(f, "[rs_pinv] ", NULL, NULL, rs_pinv, rs_pinv_into);
+  unary_family(f, "[rs_svdvals] ", rs_svdvals, rs_svdvals_into);
+  BAD(rs_matrix_rank(&a, f->d, NAN, NULL));
+  BAD(rs_pinv(&a, f->d, NAN, NULL));
+  /* outer: 1-d operands */
+  BAD(rs_outer(NULL, f->row, f->row, NULL));
+  BAD(rs_outer(&a, NULL, f->row, NULL));
+  BAD(rs_outer(&a, f->row, f->dead, NULL));
+  BAD(rs_outer(&a, f->d, f->row, NULL));
+  BAD(rs_outer(&a, f->row, f->row, f->fs));
+  BAD(rs_outer_into(NULL, f->row, f->row, NULL));
+  BAD(rs_outer_into(f->d, f->row, f->row, NULL)); /* (4, 4) into (3, 3) */
+  /* vecdot */
+  BAD(rs_vecdot(NULL, f->d, f->d, -1, NULL));
+  BAD(rs_vecdot(&a, NULL, f->d, -1, NULL));
+  BAD(rs_vecdot(&a, f->d, f->dead, -1, NULL));
+  BAD(rs_vecdot(&a, f->d, f->row, -1, NULL)); /* 3 and 4 */
+  BAD(rs_vecdot(&a, f->d, f->d, 2, NULL));
+  BAD(rs_vecdot(&a, f->d, f->d, -1, f->fs));
+  BAD(rs_vecdot_into(NULL, f->d, f->d, -1, NULL));
+  BAD(rs_vecdot_into(f->d, f->d, f->d, -1, NULL)); /* (3,) into (3, 3) */
+  BAD(rs_vecdot_into(f->fd, f->d, f->d, -1, NULL));
+  /* tensordot */
+  BAD(rs_tensordot(NULL, f->d, f->d, 1, bx, ax, NULL));
+  BAD(rs_tensordot(&a, NULL, f->d, 1, bx, ax, NULL));
+  BAD(rs_tensordot(&a, f->d, f->dead, 1, bx, ax, NULL));
+  BAD(rs_tensordot(&a, f->d, f->d, 1, NULL, ax, NULL));
+  BAD(rs_tensordot(&a, f->d, f->d, 1, far, ax, NULL));
+  BAD(rs_tensordot(&a, f->d, f->row, 1, bx, ax, NULL)); /* 3 and 4 */
+  BAD(rs_tensordot(&a, f->d, f->d, 3, bx, ax, NULL));
+  BAD(rs_tensordot(&a, f->d, f->d, 1, bx, ax, f->fs));
+  BAD(rs_tensordot_into(NULL, f->d, f->d, 1, bx, ax, NULL));
+  BAD(rs_tensordot_into(f->row, f->d, f->d, 1, bx, ax, NULL));
+  BAD(rs_tensordot_into(f->fd, f->d, f->d, 1, bx, ax, NULL));
+  /* norms */
+  BAD(rs_vector_norm(NULL, f->d, 0, NULL, 0, 2, NULL));
+  BAD(rs_vector_norm(&a, NULL, 0, NULL, 0, 2, NULL));
+  BAD(rs_vector_norm(&a, f->dead, 0, NULL, 0, 2, NULL));
+  BAD(rs_vector_norm(&a, f->d, 1, far, 0, 2, NULL));
+  BAD(rs_vector_norm(&a, f->d, 0, NULL, 0, NAN, NULL));
+  BAD(rs_vector_norm(&a, f->d, 0, NULL, 0, 2, f->fs));
+  BAD(rs_vector_norm_into(NULL, f->d, 0, NULL, 0, 2, NULL));
+  BAD(rs_vector_norm_into(f->d, f->d, 0, NULL, 0, 2, NULL)); /* 0-d result into (3, 3) */
+  BAD(rs_vector_norm_into(f->fd, f->d, 0, NULL, 0, 2, NULL));
+  BAD(rs_matrix_norm(NULL, f->d, RS_NORM_FRO, 0, NULL));
+  BAD(rs_matrix_norm(&a, NULL, RS_NORM_FRO, 0, NULL));
+  BAD(rs_matrix_norm(&a, f->row, RS_NORM_2, 0, NULL));
+  BAD(rs_matrix_norm(&a, f->d, (rs_matrix_norm_ord)99, 0, NULL));
+  BAD(rs_matrix_norm(&a, f->d, RS_NORM_1, 0, f->fs));
+  BAD(rs_matrix_norm_into(NULL, f->d, RS_NORM_FRO, 0, NULL));
+  BAD(rs_matrix_norm_into(f->d, f->d, RS_NORM_FRO, 0, NULL));
+  BAD(rs_matrix_norm_into(f->fd, f->d, RS_NORM_INF, 0, NULL));
+  /* lstsq */
+  BAD(rs_lstsq(NULL, &b, &c, &d, f->d, f->d, -1, NULL));
+  BAD(rs_lstsq(&a, &b, &c, &d, NULL, f->d, -1, NULL));
+  BAD(rs_lstsq(&a, &b, &c, &d, f->d, f->dead, -1, NULL));
+  BAD(rs_lstsq(&a, &b, &c, &d, f->row, f->row, -1, NULL));
+  BAD(rs_lstsq(&a, &b, &c, &d, f->d, f->row, -1, NULL)); /* 3 rows and 4 */
+  BAD(rs_lstsq(&a, &b, &c, &d, f->d, f->d, NAN, NULL));
+  BAD(rs_lstsq(&a, &b, &c, &d, f->d, f->d, -1, f->fs));
+  EXPECT(a == NULL && b == NULL && c == NULL && d == NULL);
+}
+
 /* ---- every public function and the case that calls it ---------------------------------- */
 typedef void (*case_fn)(fx *f);
 static const struct {
@@ -1965,6 +2105,44 @@ static const struct {
     {"rs_sort_axis_into", case_stats},
     {"rs_argsort_axis", case_stats},
     {"rs_argsort_axis_into", case_stats},
+    /* linalg extension */
+    {"rs_cholesky", case_linalg_ext},
+    {"rs_cholesky_into", case_linalg_ext},
+    {"rs_qr", case_linalg_ext},
+    {"rs_qr_into", case_linalg_ext},
+    {"rs_eigh", case_linalg_ext},
+    {"rs_eigh_into", case_linalg_ext},
+    {"rs_eigvalsh", case_linalg_ext},
+    {"rs_eigvalsh_into", case_linalg_ext},
+    {"rs_det", case_linalg_ext},
+    {"rs_det_into", case_linalg_ext},
+    {"rs_slogdet", case_linalg_ext},
+    {"rs_slogdet_into", case_linalg_ext},
+    {"rs_inv", case_linalg_ext},
+    {"rs_inv_into", case_linalg_ext},
+    {"rs_diagonal", case_linalg_compose},
+    {"rs_diagonal_into", case_linalg_compose},
+    {"rs_trace", case_linalg_compose},
+    {"rs_trace_into", case_linalg_compose},
+    {"rs_outer", case_linalg_compose},
+    {"rs_outer_into", case_linalg_compose},
+    {"rs_vecdot", case_linalg_compose},
+    {"rs_vecdot_into", case_linalg_compose},
+    {"rs_tensordot", case_linalg_compose},
+    {"rs_tensordot_into", case_linalg_compose},
+    {"rs_matrix_power", case_linalg_compose},
+    {"rs_matrix_power_into", case_linalg_compose},
+    {"rs_vector_norm", case_linalg_compose},
+    {"rs_vector_norm_into", case_linalg_compose},
+    {"rs_matrix_norm", case_linalg_compose},
+    {"rs_matrix_norm_into", case_linalg_compose},
+    {"rs_svdvals", case_linalg_compose},
+    {"rs_svdvals_into", case_linalg_compose},
+    {"rs_matrix_rank", case_linalg_compose},
+    {"rs_matrix_rank_into", case_linalg_compose},
+    {"rs_pinv", case_linalg_compose},
+    {"rs_pinv_into", case_linalg_compose},
+    {"rs_lstsq", case_linalg_compose},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -37,3 +37,6 @@ __all__ = ["ndarray", "asarray", "from_dlpack", "ledger", "transfer_guard", "ben
            "TransferRefused", "OutOfMemoryError", "Comm", "comm_unique_id"] + list(ufunc_names)
 __all__ += ["concat", "stack", "unstack", "flip", "roll", "repeat", "tile", "moveaxis",  # manip (issue 18)
             "broadcast_to", "broadcast_arrays", "meshgrid", "tril", "triu"]
+
+# linalg extension: the main namespace's linear algebra names (the standard has them in both)
+from .linalg import tensordot, vecdot  # noqa: E402

@@ -445,6 +445,7 @@ PyMODINIT_FUNC PyInit__resident(void) {
     goto fail;
   if (rs_add_functions(m, rs_py_manip_functions) < 0) goto fail; /* manip (issue 18) */
   if (rs_add_functions(m, rs_py_index_functions) < 0) goto fail; /* indexing, searching, sets */
+  if (rs_add_functions(m, rs_py_linalg_functions) < 0) goto fail; /* linalg extension */
   if (rs_py_ops_init(m) < 0) goto fail;
   for (int d = 0; d < RS_DTYPE_COUNT; d++)
     if (!rs_py_dtype_object((rs_dtype)d)) goto fail;

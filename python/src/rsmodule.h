@@ -71,6 +71,7 @@ extern PyMappingMethods rs_py_mapping_methods;
 PyObject *rs_py_richcompare(PyObject *a, PyObject *b, int op);
 extern PyMethodDef rs_py_ew_methods[], rs_py_reduce_methods[];
 extern PyMethodDef rs_py_ew_functions[], rs_py_reduce_functions[], rs_py_create_functions[];
+extern PyMethodDef rs_py_linalg_functions[]; /* linalg extension (ops_linalg.c) */
 
 /* interop.c */
 extern PyMethodDef rs_py_interop_functions[];

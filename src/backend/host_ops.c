@@ -122,6 +122,17 @@ static rs_status host_moments(rs_backend *b, const rs_moments_plan *p, void *str
   return RS_OK;
 }
 
+/* linalg extension: the factorizations (LAPACKE; refused in a build without it) */
+static rs_status host_factor(rs_backend *b, const rs_factor_plan *p, void *stream) {
+  (void)b, (void)stream;
+  RS_TRY(rs_native_factor_check(p, "host"));
+  void *scratch = NULL;
+  RS_TRY(rs_native_scratch(&scratch, rs_native_factor_scratch(p), "host factor"));
+  rs_native_factor(p, scratch);
+  free(scratch);
+  return RS_OK;
+}
+
 const rs_ops_table rs_ops_host = {
     .name = "host",
     .ew = host_ew,
@@ -139,4 +150,5 @@ const rs_ops_table rs_ops_host = {
     /* stats */
     .scan = host_scan,
     .moments = host_moments,
+    .factor = host_factor, /* linalg extension */
 };

@@ -49,6 +49,8 @@ typedef struct rs_ops_table {
   /* stats: cumulative sums and products; var / std over trailing axes in two passes */
   rs_status (*scan)(rs_backend *b, const rs_scan_plan *p, void *stream);
   rs_status (*moments)(rs_backend *b, const rs_moments_plan *p, void *stream);
+  /* linalg extension: cholesky, LU (det/slogdet), QR, eigh */
+  rs_status (*factor)(rs_backend *b, const rs_factor_plan *p, void *stream);
 } rs_ops_table;
 
 /* The host path: native loops run synchronously (the calling thread and the host pool). A device

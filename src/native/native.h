@@ -134,6 +134,19 @@ void rs_native_solve(rs_thread_pool *pool, const rs_solve_plan *p, void *scratch
 void rs_native_scan(rs_thread_pool *pool, const rs_scan_plan *p);
 /* var / std of contiguous rows (native_moments.c; rows spread over the pool). */
 void rs_native_moments(rs_thread_pool *pool, const rs_moments_plan *p);
+/* linalg extension (native_factor.c): the factorizations of rs_factor_plan, through
+ * LAPACKE; rs_native_factor_supported is 0 in a build without it, or for matrices beyond
+ * LAPACK's 32-bit indices (the backends refuse the plan then). Zeroing a triangle and det
+ * from LU factors are shared helpers. */
+int rs_native_factor_supported(void);
+int rs_native_factor_fits(const rs_factor_plan *p);
+/* Both, as a status naming the missing library or the size (who: "host", "sim"). */
+rs_status rs_native_factor_check(const rs_factor_plan *p, const char *who);
+size_t rs_native_factor_scratch(const rs_factor_plan *p);
+void rs_native_factor(const rs_factor_plan *p, void *scratch);
+void rs_native_zero_triangle(rs_dtype dt, void *a, int64_t m, int64_t n, int64_t rows, int upper);
+void rs_native_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t n, void *det, void *sign, void *logabs,
+                      int64_t q);
 
 /* Philox4x32-10 (Salmon et al., SC'11): four 32-bit words of counter block `ctr` under
  * a 64-bit key. */

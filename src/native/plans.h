@@ -210,6 +210,30 @@ typedef struct rs_moments_plan {
   const void *src;
   void *dst;
 } rs_moments_plan;
+/* ---- linalg extension: factorizations (cholesky, LU for det/slogdet, QR, eigh) ---- */
+typedef enum rs_factor_kind { RS_FACTOR_CHOLESKY, RS_FACTOR_LU, RS_FACTOR_QR, RS_FACTOR_EIGH } rs_factor_kind;
+
+/* One LAPACK factorization of `batch` matrices, each COLUMN-major m x n (leading
+ * dimension m, LAPACK's layout) in `a`, a private copy the backend overwrites. m, n >= 1.
+ *   CHOLESKY (m = n): a = L L^H from the lower triangle (option 1: a = U^H U from the
+ *     upper); a becomes the factor with the other triangle zeroed. *info = 1 when some
+ *     matrix is not positive definite.
+ *   LU (m = n): partial-pivoting LU, then per matrix (each output that is not NULL)
+ *     det (dtype), sign (dtype: det / |det|, 0 for a singular matrix) and logabs (the
+ *     real dtype: log |det|, -inf when singular). *info stays 0 (det of a singular matrix is 0).
+ *   QR: a becomes R (strictly lower part zeroed); q (m x qcols column-major per matrix,
+ *     qcols = m when option is 1 (complete), else min(m, n)) gets Q.
+ *   EIGH (m = n): w (batch x n, the real dtype) the eigenvalues ascending of the
+ *     Hermitian matrix in a's lower triangle (upper = 1: its upper triangle); option 1: a
+ *     becomes the eigenvectors (columns). *info = 1 when some matrix did not converge. */
+typedef struct rs_factor_plan {
+  rs_factor_kind kind;
+  rs_dtype dtype;
+  int64_t batch, m, n;
+  int option, upper;
+  void *a, *q, *w, *det, *sign, *logabs;
+  int32_t *info;
+} rs_factor_plan;
 
 #ifdef __cplusplus
 }

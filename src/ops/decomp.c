@@ -8,18 +8,17 @@
 #include "ops/ops_internal.h"
 #include "resident/linalg.h"
 #include "transfer/copy.h"
-
-rs_status rs_linalg_dtype(rs_dtype *out, rs_dtype a, rs_dtype b, const char *who);
+#include "ops/linalg_internal.h"
 
 /* bool and integers decompose in float64 as NumPy does; float16 is refused. */
-static rs_status decomp_dtype(rs_dtype *out, rs_dtype a, rs_dtype b, const char *who) {
+rs_status rs_decomp_dtype(rs_dtype *out, rs_dtype a, rs_dtype b, const char *who) {
   if (a == RS_BOOL || rs_dtype_is_integer(a)) a = RS_FLOAT64;
   if (b == RS_BOOL || rs_dtype_is_integer(b)) b = RS_FLOAT64;
   return rs_linalg_dtype(out, a, b, who);
 }
 
 /* A private C-contiguous copy of x as dtype dt with the given shape (broadcasting x). */
-static rs_status private_copy(rs_array **out, const rs_array *x, rs_dtype dt, int ndim, const int64_t *shape,
+rs_status rs_decomp_private_copy(rs_array **out, const rs_array *x, rs_dtype dt, int ndim, const int64_t *shape,
                               const int64_t *strides, rs_stream *stream, const char *who) {
   RS_TRY(rs_array_alloc(out, x->ctx, rs_ops_on_device(x) ? RS_MEM_DEVICE : RS_MEM_HOST, 0, ndim, shape, dt, strides,
                         RS_ORDER_C, who));
@@ -32,7 +31,7 @@ static rs_status private_copy(rs_array **out, const rs_array *x, rs_dtype dt, in
 }
 
 /* The flag a backend left in `info` (an int32 array of one element). */
-static rs_status read_flag(int32_t *flag, rs_array *info, rs_stream *stream, const char *who) {
+rs_status rs_decomp_read_flag(int32_t *flag, rs_array *info, rs_stream *stream, const char *who) {
   rs_array *h = NULL;
   RS_TRY(rs_host_array_wrap(&h, info->ctx, flag, 0, NULL, RS_INT32, NULL));
   rs_copy_cause cause = {1, who, -1};
@@ -43,12 +42,7 @@ static rs_status read_flag(int32_t *flag, rs_array *info, rs_stream *stream, con
 
 /* An output: the op's result (rs_ops_result); `work` is where the backend writes - the
  * result itself when C-contiguous, else a temporary copied over afterwards. */
-typedef struct decomp_out {
-  rs_ops_result r;
-  rs_array *work;
-} decomp_out;
-
-static rs_status out_prepare(decomp_out *o, rs_array **user, rs_context *ctx, int on_device, int ndim,
+rs_status rs_decomp_out_prepare(rs_decomp_out *o, rs_array **user, rs_context *ctx, int on_device, int ndim,
                              const int64_t *shape, rs_dtype dt, const char *who) {
   o->work = NULL;
   RS_TRY(rs_ops_result_begin(&o->r, user, ctx, on_device, ndim, shape, dt, RS_ORDER_C, RS_OPS_CAST_EXACT, who));
@@ -60,7 +54,7 @@ static rs_status out_prepare(decomp_out *o, rs_array **user, rs_context *ctx, in
 }
 
 /* After success: copy a temporary into the result. */
-static rs_status out_finish(decomp_out *o, rs_status st, rs_stream *stream, const char *who) {
+rs_status rs_decomp_out_finish(rs_decomp_out *o, rs_status st, rs_stream *stream, const char *who) {
   if (st == RS_OK && o->work != o->r.target) {
     rs_copy_cause cause = {1, who, -1};
     st = rs_copy_path(o->r.target, o->work, stream, &cause);
@@ -78,7 +72,7 @@ static rs_status svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *
   int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n, batch = 1;
   if (m == 0 || n == 0) return rs_fail(RS_ERR_SHAPE, "%s: SVD of an empty (%lld x %lld) matrix", who, (long long)m, (long long)n);
   rs_dtype dt;
-  RS_TRY(decomp_dtype(&dt, a->dtype, a->dtype, who));
+  RS_TRY(rs_decomp_dtype(&dt, a->dtype, a->dtype, who));
   rs_dtype rdt = rs_real_of(dt);
   int nb = a->ndim - 2, compute_uv = u || vh;
   for (int i = 0; i < nb; i++) batch *= a->shape[i];
@@ -91,17 +85,17 @@ static rs_status svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *
   vshape[nb] = full_matrices ? n : k, vshape[nb + 1] = n;
   rs_context *ctx = a->ctx;
   int dev = rs_ops_on_device(a);
-  decomp_out U = {0}, S = {0}, V = {0};
+  rs_decomp_out U = {0}, S = {0}, V = {0};
   rs_array *ac = NULL, *info = NULL;
-  rs_status st = out_prepare(&S, s, ctx, dev, nb + 1, sshape, rdt, who);
-  if (st == RS_OK && compute_uv) st = out_prepare(&U, u, ctx, dev, nb + 2, ushape, dt, who);
-  if (st == RS_OK && compute_uv) st = out_prepare(&V, vh, ctx, dev, nb + 2, vshape, dt, who);
+  rs_status st = rs_decomp_out_prepare(&S, s, ctx, dev, nb + 1, sshape, rdt, who);
+  if (st == RS_OK && compute_uv) st = rs_decomp_out_prepare(&U, u, ctx, dev, nb + 2, ushape, dt, who);
+  if (st == RS_OK && compute_uv) st = rs_decomp_out_prepare(&V, vh, ctx, dev, nb + 2, vshape, dt, who);
   if (st == RS_OK) {
     if (a->dtype == dt && rs_array_is_c_contiguous(a)) {
       ac = (rs_array *)(uintptr_t)a;
       st = rs_array_retain(ac);
     } else {
-      st = private_copy(&ac, a, dt, a->ndim, a->shape, NULL, stream, who);
+      st = rs_decomp_private_copy(&ac, a, dt, a->ndim, a->shape, NULL, stream, who);
     }
   }
   if (st == RS_OK) st = rs_ops_alloc(&info, ctx, dev, 0, NULL, RS_INT32, RS_ORDER_C, who);
@@ -125,14 +119,14 @@ static rs_status svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *
   }
   if (st == RS_OK) {
     int32_t flag = 0;
-    st = read_flag(&flag, info, stream, who);
+    st = rs_decomp_read_flag(&flag, info, stream, who);
     if (st == RS_OK && flag)
       st = rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: SVD did not converge (NaN or infinity in the input?)", who);
   }
-  st = out_finish(&S, st, stream, who);
+  st = rs_decomp_out_finish(&S, st, stream, who);
   if (compute_uv) {
-    st = out_finish(&U, st, stream, who);
-    st = out_finish(&V, st, stream, who);
+    st = rs_decomp_out_finish(&U, st, stream, who);
+    st = rs_decomp_out_finish(&V, st, stream, who);
   }
   rs_ops_result_end(&S.r, st);
   rs_ops_result_end(&U.r, st);
@@ -142,8 +136,7 @@ static rs_status svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *
   return st;
 }
 
-static rs_status solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream) {
-  const char *who = "solve";
+rs_status rs_decomp_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream, const char *who) {
   if (!x) return rs_fail(RS_ERR_NULL_POINTER, "%s: x is NULL", who);
   RS_TRY(rs_array_check(a, who));
   RS_TRY(rs_array_check(b, who));
@@ -159,7 +152,7 @@ static rs_status solve(rs_array **x, const rs_array *a, const rs_array *b, rs_st
   int64_t k = vec ? 1 : b->shape[b->ndim - 1];
   if (bn != n) return rs_fail(RS_ERR_SHAPE, "%s: a %s and b %s do not match", who, sa, sb);
   rs_dtype dt;
-  RS_TRY(decomp_dtype(&dt, a->dtype, b->dtype, who));
+  RS_TRY(rs_decomp_dtype(&dt, a->dtype, b->dtype, who));
   int nba = a->ndim - 2, nbb = vec ? 0 : b->ndim - 2, nb = nba > nbb ? nba : nbb;
   int64_t B[RS_MAX_DIMS] = {0}, batch = 1;
   for (int i = 0; i < nb; i++) {
@@ -192,8 +185,8 @@ static rs_status solve(rs_array **x, const rs_array *a, const rs_array *b, rs_st
     rs_array *ac = NULL, *bc = NULL, *bview = NULL, *info = NULL;
     if (vec) st = rs_array_expand_dims(&bview, b, 1);
     else st = rs_array_retain((rs_array *)(uintptr_t)b), bview = (rs_array *)(uintptr_t)b;
-    if (st == RS_OK) st = private_copy(&ac, a, dt, nb + 2, ashape, NULL, stream, who);
-    if (st == RS_OK) st = private_copy(&bc, bview, dt, nb + 2, bshape, bstr, stream, who);
+    if (st == RS_OK) st = rs_decomp_private_copy(&ac, a, dt, nb + 2, ashape, NULL, stream, who);
+    if (st == RS_OK) st = rs_decomp_private_copy(&bc, bview, dt, nb + 2, bshape, bstr, stream, who);
     if (st == RS_OK) st = rs_ops_alloc(&info, ctx, dev, 0, NULL, RS_INT32, RS_ORDER_C, who);
     if (st == RS_OK) {
       rs_ops_stage sg;
@@ -210,7 +203,7 @@ static rs_status solve(rs_array **x, const rs_array *a, const rs_array *b, rs_st
     }
     if (st == RS_OK) {
       int32_t flag = 0;
-      st = read_flag(&flag, info, stream, who);
+      st = rs_decomp_read_flag(&flag, info, stream, who);
       if (st == RS_OK && flag) st = rs_fail(RS_ERR_INVALID_ARGUMENT, "%s: singular matrix", who);
     }
     if (st == RS_OK) { /* the solutions, into the result's shape */
@@ -246,6 +239,10 @@ rs_status rs_svd(rs_array **u, rs_array **s, rs_array **vh, const rs_array *a, i
 rs_status rs_svd_into(rs_array *u, rs_array *s, rs_array *vh, const rs_array *a, int full_matrices, rs_stream *stream) {
   if (!s) return rs_fail(RS_ERR_NULL_POINTER, "svd_into: s is NULL");
   return svd(u ? &u : NULL, &s, vh ? &vh : NULL, a, full_matrices, stream);
+}
+
+static rs_status solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream) {
+  return rs_decomp_solve(x, a, b, stream, "solve");
 }
 
 RS_OPS_PAIR(rs_solve, (const rs_array *a, const rs_array *b, rs_stream *stream), solve, (a, b, stream))

@@ -87,6 +87,16 @@ rs_status rs_cuda_cub_finish(rs_backend *b, int op, rs_dtype dtype, const void *
  * device flags is nonzero, else 0 (ordered on stream). */
 rs_status rs_cuda_orth_error(rs_backend *b, int f64, const void *g, int64_t n, double *host_out, void *stream);
 rs_status rs_cuda_flags_any(const int *flags, int64_t n, int32_t *out, void *stream);
+/* linalg extension (cuda_ops_factor_kernels.cu): zero the strict upper (upper = 1) or
+ * lower triangle of batch column-major m x n matrices of item-byte elements, in their
+ * first `rows` rows; det, sign and
+ * log|det| (each may be NULL) of batch LU-factored n x n matrices with 1-based pivots;
+ * out[i] = base + i * stride (void *, count of them), the pointer arrays of batched calls. */
+rs_status rs_cuda_zero_triangle(rs_backend *b, size_t item, void *a, int64_t batch, int64_t m, int64_t n, int64_t rows,
+                                int upper, void *stream);
+rs_status rs_cuda_pointer_array(void *out, void *base, size_t stride, int64_t count, void *stream);
+rs_status rs_cuda_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t batch, int64_t n, void *det, void *sign,
+                         void *logabs, void *stream);
 
 /* The op table's entries, one file per concern. */
 rs_status rs_cuda_ops_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream);
@@ -100,6 +110,10 @@ rs_status rs_cuda_ops_solve(rs_backend *b, const rs_solve_plan *p, void *stream)
 rs_status rs_cuda_ops_scan(rs_backend *b, const rs_scan_plan *p, void *stream);
 /* stats: var / std of contiguous rows through CUB's reductions (cuda_ops_moments.cu) */
 rs_status rs_cuda_ops_moments(rs_backend *b, const rs_moments_plan *p, void *stream);
+/* linalg extension (cuda_ops_factor.c) */
+rs_status rs_cuda_ops_factor(rs_backend *b, const rs_factor_plan *p, void *stream);
+/* *done = 1 when a batched cuSOLVER call did the plan (cuda_ops_factor_batched.c) */
+rs_status rs_cuda_factor_batched(rs_backend *b, const rs_factor_plan *p, void *stream, int *done);
 
 #ifdef __cplusplus
 }

@@ -78,6 +78,29 @@ static void load_solver(void) {
   RS_SYM(rs_solver, lib, getrf_size, "cusolverDnXgetrf_bufferSize", rs_solver_error);
   RS_SYM(rs_solver, lib, getrf, "cusolverDnXgetrf", rs_solver_error);
   RS_SYM(rs_solver, lib, getrs, "cusolverDnXgetrs", rs_solver_error);
+  /* linalg extension */
+  RS_SYM(rs_solver, lib, potrf_size, "cusolverDnXpotrf_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, potrf, "cusolverDnXpotrf", rs_solver_error);
+  RS_SYM(rs_solver, lib, syevd_size, "cusolverDnXsyevd_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, syevd, "cusolverDnXsyevd", rs_solver_error);
+  RS_SYM(rs_solver, lib, cungqr_size, "cusolverDnCungqr_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, cungqr, "cusolverDnCungqr", rs_solver_error);
+  RS_SYM(rs_solver, lib, zungqr_size, "cusolverDnZungqr_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, zungqr, "cusolverDnZungqr", rs_solver_error);
+  RS_SYM(rs_solver, lib, create_syevj, "cusolverDnCreateSyevjInfo", rs_solver_error);
+  RS_SYM(rs_solver, lib, destroy_syevj, "cusolverDnDestroySyevjInfo", rs_solver_error);
+  RS_SYM(rs_solver, lib, ssyevjb_size, "cusolverDnSsyevjBatched_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, dsyevjb_size, "cusolverDnDsyevjBatched_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, cheevjb_size, "cusolverDnCheevjBatched_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, zheevjb_size, "cusolverDnZheevjBatched_bufferSize", rs_solver_error);
+  RS_SYM(rs_solver, lib, ssyevjb, "cusolverDnSsyevjBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, dsyevjb, "cusolverDnDsyevjBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, cheevjb, "cusolverDnCheevjBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, zheevjb, "cusolverDnZheevjBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, spotrfb, "cusolverDnSpotrfBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, dpotrfb, "cusolverDnDpotrfBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, cpotrfb, "cusolverDnCpotrfBatched", rs_solver_error);
+  RS_SYM(rs_solver, lib, zpotrfb, "cusolverDnZpotrfBatched", rs_solver_error);
   rs_solver_ok = ok;
 }
 

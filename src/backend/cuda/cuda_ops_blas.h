@@ -48,6 +48,30 @@ typedef struct rs_solver_api {
   __typeof__(&cusolverDnXgetrf_bufferSize) getrf_size;
   __typeof__(&cusolverDnXgetrf) getrf;
   __typeof__(&cusolverDnXgetrs) getrs;
+  /* linalg extension: cholesky, eigh, complex QR */
+  __typeof__(&cusolverDnXpotrf_bufferSize) potrf_size;
+  __typeof__(&cusolverDnXpotrf) potrf;
+  __typeof__(&cusolverDnXsyevd_bufferSize) syevd_size;
+  __typeof__(&cusolverDnXsyevd) syevd;
+  __typeof__(&cusolverDnCungqr_bufferSize) cungqr_size;
+  __typeof__(&cusolverDnCungqr) cungqr;
+  __typeof__(&cusolverDnZungqr_bufferSize) zungqr_size;
+  __typeof__(&cusolverDnZungqr) zungqr;
+  /* linalg extension: batches of small matrices */
+  __typeof__(&cusolverDnCreateSyevjInfo) create_syevj;
+  __typeof__(&cusolverDnDestroySyevjInfo) destroy_syevj;
+  __typeof__(&cusolverDnSsyevjBatched_bufferSize) ssyevjb_size;
+  __typeof__(&cusolverDnDsyevjBatched_bufferSize) dsyevjb_size;
+  __typeof__(&cusolverDnCheevjBatched_bufferSize) cheevjb_size;
+  __typeof__(&cusolverDnZheevjBatched_bufferSize) zheevjb_size;
+  __typeof__(&cusolverDnSsyevjBatched) ssyevjb;
+  __typeof__(&cusolverDnDsyevjBatched) dsyevjb;
+  __typeof__(&cusolverDnCheevjBatched) cheevjb;
+  __typeof__(&cusolverDnZheevjBatched) zheevjb;
+  __typeof__(&cusolverDnSpotrfBatched) spotrfb;
+  __typeof__(&cusolverDnDpotrfBatched) dpotrfb;
+  __typeof__(&cusolverDnCpotrfBatched) cpotrfb;
+  __typeof__(&cusolverDnZpotrfBatched) zpotrfb;
 } rs_solver_api;
 
 /* One device's libraries, locked for the duration of a call (a handle's stream is a
@@ -69,6 +93,20 @@ void rs_linalg_release(rs_linalg *l);
  * last context on the device closes. */
 void rs_linalg_context_opened(int device);
 void rs_linalg_context_closed(int device);
+
+/* The libraries' data type of a float or complex dtype. */
+static inline cudaDataType rs_cuda_data_type(rs_dtype dt) {
+  switch (dt) {
+    case RS_FLOAT32: return CUDA_R_32F;
+    case RS_FLOAT64: return CUDA_R_64F;
+    case RS_COMPLEX64: return CUDA_C_32F;
+    default: return CUDA_C_64F;
+  }
+}
+
+static inline cudaDataType rs_cuda_real_data_type(rs_dtype dt) {
+  return (dt == RS_FLOAT32 || dt == RS_COMPLEX64) ? CUDA_R_32F : CUDA_R_64F;
+}
 
 /* Messages for library statuses. */
 rs_status rs_cublas_fail(cublasStatus_t s, const char *what);

@@ -17,17 +17,6 @@
 #include <string.h>
 #include "backend/cuda/cuda_ops_blas.h"
 
-static cudaDataType cuda_type(rs_dtype dt) {
-  switch (dt) {
-    case RS_FLOAT32: return CUDA_R_32F;
-    case RS_FLOAT64: return CUDA_R_64F;
-    case RS_COMPLEX64: return CUDA_C_32F;
-    default: return CUDA_C_64F;
-  }
-}
-
-static cudaDataType real_type(rs_dtype dt) { return (dt == RS_FLOAT32 || dt == RS_COMPLEX64) ? CUDA_R_32F : CUDA_R_64F; }
-
 /* alpha = 1 and beta = 0 of a dtype, as bytes the libraries read. */
 typedef struct scal {
   double v[2];
@@ -147,7 +136,7 @@ static rs_status orth(svd_run *r, const void *W, int rows, double *err) {
 static rs_status complete_basis(svd_run *r, const void *U, void *Q) {
   const rs_solver_api *S = r->L.solver;
   int f64 = r->p->dtype == RS_FLOAT64, M = (int)r->M, N = (int)r->N;
-  cudaDataType t = cuda_type(r->p->dtype);
+  cudaDataType t = rs_cuda_data_type(r->p->dtype);
   size_t ub = (size_t)M * (size_t)N * (size_t)r->item;
   RS_TRY(copy(Q, U, ub, r->stream));
   size_t dbytes = 0, hbytes = 0;
@@ -267,7 +256,7 @@ static rs_status svd_gesvd(svd_run *r, int64_t q) {
   const rs_svd_plan *p = r->p;
   const rs_solver_api *S = r->L.solver;
   signed char job = !p->compute_uv ? 'N' : p->full ? 'A' : 'S';
-  cudaDataType t = cuda_type(p->dtype), rt = real_type(p->dtype);
+  cudaDataType t = rs_cuda_data_type(p->dtype), rt = rs_cuda_real_data_type(p->dtype);
   int64_t M = r->M, N = r->N;
   void *s_q = (char *)p->s + q * r->k * r->ritem;
   size_t dbytes = 0, hbytes = 0;
@@ -355,7 +344,7 @@ rs_status rs_cuda_ops_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
 
 rs_status rs_cuda_ops_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
   int64_t n = p->n, k = p->k, item = (int64_t)rs_dtype_size(p->dtype);
-  cudaDataType t = cuda_type(p->dtype);
+  cudaDataType t = rs_cuda_data_type(p->dtype);
   rs_linalg L;
   RS_TRY(rs_linalg_acquire(&L, b, stream, 1));
   const rs_solver_api *S = L.solver;

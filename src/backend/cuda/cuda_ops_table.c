@@ -19,4 +19,5 @@ const rs_ops_table rs_cuda_ops = {
     /* stats */
     .scan = rs_cuda_ops_scan,
     .moments = rs_cuda_ops_moments,
+    .factor = rs_cuda_ops_factor, /* linalg extension */
 };

@@ -250,6 +250,38 @@ static rs_status sim_moments(rs_backend *b, const rs_moments_plan *p, void *stre
   return submit(b, stream, moments_run, &t->h, "moments");
 }
 
+/* ---- linalg extension: factorizations ---- */
+typedef struct factor_task {
+  task_head h;
+  rs_factor_plan p;
+} factor_task;
+
+static void factor_run(void *arg) {
+  factor_task *t = arg;
+  rs_native_factor(&t->p, t->h.scratch);
+}
+
+static rs_status sim_factor(rs_backend *b, const rs_factor_plan *p, void *stream) {
+  RS_TRY(rs_native_factor_check(p, "sim"));
+  factor_task *t = calloc(1, sizeof *t);
+  if (!t) return no_memory("factor", sizeof *t);
+  t->h.b = b;
+  t->p = *p;
+  t->p.a = tr(p->a);
+  t->p.q = p->q ? tr(p->q) : NULL;
+  t->p.w = p->w ? tr(p->w) : NULL;
+  t->p.det = p->det ? tr(p->det) : NULL;
+  t->p.sign = p->sign ? tr(p->sign) : NULL;
+  t->p.logabs = p->logabs ? tr(p->logabs) : NULL;
+  t->p.info = tr(p->info);
+  rs_status st = rs_native_scratch(&t->h.scratch, rs_native_factor_scratch(p), "sim factor");
+  if (st != RS_OK) {
+    task_free(t);
+    return st;
+  }
+  return submit(b, stream, factor_run, &t->h, "factor");
+}
+
 const rs_ops_table rs_sim_ops = {
     .name = "sim",
     .ew = sim_ew,
@@ -267,4 +299,5 @@ const rs_ops_table rs_sim_ops = {
     /* stats */
     .scan = sim_scan,
     .moments = sim_moments,
+    .factor = sim_factor, /* linalg extension */
 };

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The linalg extension's large factorizations, resident beside CuPy, in one run.
+
+    python3 bench/linalg_ext.py [path/to/linalg_ext] [--repeat N] [--quick]
+
+Runs the resident side (bench/linalg_ext.c, built as <build>/bench/linalg_ext; default
+build-gpu/bench/linalg_ext) and times CuPy on the same workloads the same way (wall clock
+around one call followed by a device synchronize, median after a warm-up): eigh of a
+symmetric 4096 x 4096 float64 matrix and the reduced QR of 8192 x 1024 float64. Target
+(issue 18): resident no slower than CuPy. Without CuPy only resident's figures print.
+"""
+import json
+import subprocess
+import sys
+import time
+
+
+def resident_results(path, repeat, quick):
+    cmd = [path, "--repeat", str(repeat)] + (["--quick"] if quick else [])
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sys.stderr.write(out.stderr)
+    res = {}
+    for line in out.stdout.splitlines():
+        if line.startswith("RESULT "):
+            r = json.loads(line[len("RESULT "):])
+            res[r["name"]] = r
+        else:
+            print(line)
+    if out.returncode != 0:
+        print("note: linalg_ext exited with %d (a check failed, see above)" % out.returncode)
+    return res
+
+
+def timed(cp, fn, repeat):
+    fn()
+    cp.cuda.Device().synchronize()
+    ms = []
+    for _ in range(repeat):
+        cp.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        fn()
+        cp.cuda.Device().synchronize()
+        ms.append((time.perf_counter() - t0) * 1e3)
+    ms.sort()
+    return ms[len(ms) // 2]
+
+
+def cupy_results(repeat, quick):
+    try:
+        import cupy as cp
+    except ImportError:
+        print("note: CuPy is not installed - resident's figures only")
+        return {}
+    n, qm, qn = (512, 1024, 256) if quick else (4096, 8192, 1024)
+    g = cp.random.default_rng(42)
+    x = g.standard_normal((n, n), dtype=cp.float64)
+    a = x + x.T
+    b = g.standard_normal((qm, qn), dtype=cp.float64)
+    res = {"eigh": {"ms": timed(cp, lambda: cp.linalg.eigh(a), repeat)},
+           "qr": {"ms": timed(cp, lambda: cp.linalg.qr(b, mode="reduced"), repeat)}}
+    w, v = cp.linalg.eigh(a)
+    res["eigh"]["error"] = float(cp.abs(a @ v - v * w[None, :]).max() / cp.abs(a).max())
+    q, r = cp.linalg.qr(b)
+    res["qr"]["error"] = float(cp.abs(q @ r - b).max() / cp.abs(b).max())
+    return res
+
+
+def main():
+    args = sys.argv[1:]
+    path = "build-gpu/bench/linalg_ext"
+    repeat, quick = 5, False
+    i = 0
+    while i < len(args):
+        if args[i] == "--repeat":
+            repeat = int(args[i + 1])
+            i += 1
+        elif args[i] == "--quick":
+            quick = True
+        else:
+            path = args[i]
+        i += 1
+    rs = resident_results(path, repeat, quick)
+    cu = cupy_results(repeat, quick)
+    print()
+    print("| workload | resident ms | CuPy ms | CuPy / resident | resident error | CuPy error | target |")
+    print("|---|---|---|---|---|---|---|")
+    ok = bool(cu)
+    for name, label in (("eigh", "eigh 4096 float64"), ("qr", "qr 8192x1024 float64 reduced")):
+        r = rs.get(name, {})
+        c = cu.get(name, {})
+        rm, cm = r.get("ms"), c.get("ms")
+        ratio = cm / rm if rm and cm else None
+        met = ratio is not None and ratio >= 1.0
+        ok = ok and met
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            label if not quick else name + " (quick)",
+            "%.2f" % rm if rm else "-", "%.2f" % cm if cm else "-",
+            "%.2fx" % ratio if ratio else "-",
+            "%.1e" % r["error"] if "error" in r else "-", "%.1e" % c["error"] if "error" in c else "-",
+            "met" if met else ("MISSED" if ratio else "-")))
+    print()
+    print("target (no slower than CuPy): %s" % (("met" if ok else "MISSED") if cu else "not measured (no CuPy)"))
+
+
+if __name__ == "__main__":
+    main()
