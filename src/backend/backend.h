@@ -182,7 +182,17 @@ typedef struct rs_backend_vtable {
   /* a range that may end on another thread (ledger scopes); 0 when none was opened */
   uint64_t (*range_start)(rs_range_kind kind, const char *what);
   void (*range_end)(uint64_t id);
+  /* ---- the simulator's memory checks (simdbg) ---- */
+  /* a caching pool's note about the device memory it hands out (RS_BE_NOTE_*): a segment
+   * it took from device_alloc, a block of one handed out (bytes: what was asked for) or
+   * taken back; NULL where nothing listens (CUDA) */
+  void (*device_note)(rs_backend *b, void *ptr, size_t bytes, int what);
 } rs_backend_vtable;
+
+/* device_note's what */
+#define RS_BE_NOTE_SEGMENT 0
+#define RS_BE_NOTE_LIVE 1
+#define RS_BE_NOTE_DEAD 2
 
 /* Bytes of a backend's interprocess memory handle (a cudaIpcMemHandle_t is 64). */
 #define RS_BE_IPC_BYTES 64

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "backend/sim/sim_async_alloc.h"
+#include "backend/sim/sim_check.h"
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
 
@@ -106,6 +107,8 @@ static void sim_close(rs_backend *b) {
   /* After the streams: their last tasks may still have used the pool. */
   rs_thread_pool_stop(&b->pool);
   sim_memory_release_all(b);
+  sim_check_snap_release(b->snap);
+  sim_ptrmap_release(&b->blocks);
   pthread_mutex_destroy(&b->lock);
   pthread_mutex_destroy(&b->mem_lock);
   free(b);
@@ -122,6 +125,7 @@ static rs_status sim_open(rs_backend **out, int device, const rs_config *cfg) {
   rs_backend *b = calloc(1, sizeof *b);
   if (!b) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: out of host memory");
   b->mem_total = mem;
+  b->checks = !(cfg && cfg->sim_checks_off);
   if (pthread_mutex_init(&b->lock, NULL) != 0) {
     free(b);
     return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create a mutex");
@@ -212,4 +216,6 @@ const rs_backend_vtable rs_sim_vtable = {
     .graph_end = sim_graph_end,
     .graph_launch = sim_graph_launch,
     .graph_destroy = sim_graph_destroy,
+    /* the memory checks (simdbg) */
+    .device_note = sim_device_note,
 };
