@@ -95,6 +95,8 @@ run() { echo "== $* =="; "$@"; echo; }
   run python3 bench/ops.py "$B/bench/ops" --markdown
   run "$B/resident" bench --plot "$OUT/sweep.svg"
   run python3 bench/host_ops.py "$B/bench/host_ops" --rounds 2
+  # the simulator's memory and race checks, on and off (issue 17, item 3)
+  run "$B/bench/sim_checks"
 } > "$OUT/bench-ops.log" 2>&1
 cat "$OUT/bench-1.log" "$OUT/bench-ops.log"
 exit 0
