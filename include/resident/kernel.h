@@ -210,7 +210,7 @@ extern "C" {
  *     pool's rounded block); before the start too. What is live is what was at the
  *     launch (frees are stream-ordered). Addresses far from every device allocation, and
  *     mapped, managed and host memory, are not checked: a kernel may reach those;
- *   - a misaligned access of 2 to 16 bytes the compiler took for aligned;
+ *   - a misaligned access of 2 to 8 bytes the compiler took for aligned;
  *   - dynamic shared memory past cfg.shared_bytes ("0 bytes after the end of the
  *     block's 256-byte dynamic shared memory");
  *   - a shared-memory race: a thread reads a shared byte another thread wrote, or writes
