@@ -116,6 +116,11 @@ extern "C" {
  * A mismatch is RS_ERR_LAUNCH naming the parameter, its declaration and what was passed.
  * Pointer parameters must be spelled with `*` (a typedef'd pointer reads as a scalar).
  * rs_arg_null() passes NULL to a pointer parameter (an optional output the kernel tests).
+ * Default arguments: trailing parameters declared with a default (`float a = 2.5f`,
+ * `int b = -3`, `bool f = false`, `const float *bias = nullptr`) may be left out of
+ * nargs/args, as in a <<<>>> call; the default must be a literal the library reads itself
+ * (an integer, a floating constant, true/false, or nullptr/NULL/0 for a pointer) - any
+ * other default keeps the parameter required (RS_ERR_LAUNCH gives the count). Both backends.
  * CUDA vector types: a `V *` parameter (float2, float3, float4, double2..4, int2..4,
  * uint2..4, short2, ushort2, char4, uchar4, longlong2, ulonglong2) takes a C-contiguous
  * array of the lane's dtype whose last axis is the lane count - float4 * gets float32 of
