@@ -228,8 +228,8 @@ extern "C" {
  *     cannot tell from a real one).
  * The line comes from the kernel object's line table (addr2line of binutils; without it
  * the fault names an offset in the object). The cost, measured in bench/RESULTS.md
- * ("Simulator checks"): kernels run several times slower and compile slower while the
- * checks are on - set RESIDENT_SIM_CHECKS=0 for speed once a kernel is trusted. Not
+ * ("Simulator checks"): kernels run about 2-4x slower and compile about 1.2x slower while
+ * the checks are on - set RESIDENT_SIM_CHECKS=0 for speed once a kernel is trusted. Not
  * caught: an access far past an allocation into unrelated host memory, pointers read
  * from device memory (arrays of pointers: not translated, they fault), races on global
  * memory, and races between blocks.
