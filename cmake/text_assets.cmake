@@ -30,6 +30,7 @@ rs_embed_text(resident_objects SYMBOL rs_device_header_text SOURCES include/resi
   DECLARED_IN resident/kernel.h ACCESSOR rs_kernel_device_header)
 # The simulator's shim header around user kernels and the entry stub after them.
 rs_embed_text(resident_objects SYMBOL rs_sim_shim_text SOURCES src/backend/sim/sim_shim.h
+  src/backend/sim/sim_shim_check.h
   DECLARED_IN backend/sim/sim_kernel.h)
 rs_embed_text(resident_objects SYMBOL rs_sim_entry_text SOURCES src/backend/sim/sim_shim_entry.inc
   DECLARED_IN backend/sim/sim_kernel.h)

@@ -57,6 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < nparams; i++) {
       FZ_ASSERT(memchr(params[i].name, '\0', sizeof params[i].name) != NULL, "parameter %d's name", i);
       FZ_ASSERT(memchr(params[i].type, '\0', sizeof params[i].type) != NULL, "parameter %d's type", i);
+      FZ_ASSERT(memchr(params[i].defval, '\0', sizeof params[i].defval) != NULL, "parameter %d's default", i);
+      rs_kparam_default(&params[i]); /* a default's literal, read as a launch would */
     }
   } else {
     FZ_FAILED_WITH_MESSAGE(st, "rs_kparse_params");

@@ -210,6 +210,10 @@
  *                             %n = context number,         created at rs_context_create,
  *                             %% = %; any other % fails    an unwritable one fails it with
  *                                                           RS_ERR_IO
+ *   RESIDENT_SIM_CHECKS       count 0 to 1                 the simulator's memory and race
+ *                                                           checks of user kernels (default
+ *                                                           1 = on; resident/kernel.h, "The
+ *                                                           simulator as a debugger")
  */
 #ifndef RESIDENT_H
 #define RESIDENT_H

@@ -168,6 +168,8 @@ run() { echo "== $* =="; "$@"; echo; }
   run "$B/resident" bench --plot "$OUT/sweep.svg"
   run python3 bench/host_ops.py "$B/bench/host_ops" --rounds 2
   run python3 bench/linalg_ext.py "$B/bench/linalg_ext" # linalg extension: eigh, QR beside CuPy
+  # the simulator's memory and race checks, on and off (issue 17, item 3)
+  run "$B/bench/sim_checks"
 } > "$OUT/bench-ops.log" 2>&1
 { # collectives (issue 19): peer copy and all-reduce beside cudaMemcpyPeer and raw NCCL
   run "$B/bench/collective" --size 1024 --repeat 7

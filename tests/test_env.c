@@ -107,6 +107,14 @@ static void test_host_threads(rs_context *ctx) {
   check_good(ctx, "RESIDENT_HOST_THREADS", "1024");
 }
 
+/* RESIDENT_SIM_CHECKS: the simulator's memory and race checks, 0 or 1 (simdbg). */
+static void test_sim_checks(rs_context *ctx) {
+  static const char *const bad[] = {"2", "-1", "-0", "on", "off", "yes", "1.0", "0x1", " 1", "1 "};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) check_bad(ctx, "RESIDENT_SIM_CHECKS", bad[i]);
+  check_good(ctx, "RESIDENT_SIM_CHECKS", "0");
+  check_good(ctx, "RESIDENT_SIM_CHECKS", "1");
+}
+
 static void test_pool_limit(rs_context *ctx) {
   static const char *const bad[] = {"1.5",
                                     "1e-1",
@@ -234,5 +242,6 @@ static const rs_test_case tests[] = {
     RS_TEST(test_pending_deallocs),
     RS_TEST(test_words),
     RS_TEST(test_relative_home),
+    RS_TEST(test_sim_checks), /* simdbg */
 };
 RS_TEST_MAIN(tests)

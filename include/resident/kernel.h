@@ -116,6 +116,11 @@ extern "C" {
  * A mismatch is RS_ERR_LAUNCH naming the parameter, its declaration and what was passed.
  * Pointer parameters must be spelled with `*` (a typedef'd pointer reads as a scalar).
  * rs_arg_null() passes NULL to a pointer parameter (an optional output the kernel tests).
+ * Default arguments: trailing parameters declared with a default (`float a = 2.5f`,
+ * `int b = -3`, `bool f = false`, `const float *bias = nullptr`) may be left out of
+ * nargs/args, as in a <<<>>> call; the default must be a literal the library reads itself
+ * (an integer, a floating constant, true/false, or nullptr/NULL/0 for a pointer) - any
+ * other default keeps the parameter required (RS_ERR_LAUNCH gives the count). Both backends.
  * CUDA vector types: a `V *` parameter (float2, float3, float4, double2..4, int2..4,
  * uint2..4, short2, ushort2, char4, uchar4, longlong2, ulonglong2) takes a C-contiguous
  * array of the lane's dtype whose last axis is the lane count - float4 * gets float32 of
@@ -194,16 +199,40 @@ extern "C" {
  * a function frame above 512 KiB is RS_ERR_COMPILE naming its size and line. A computed
  * block has 256 threads on the simulator.
  *
- * The simulator as a debugger (always on; the checks cost a compare per array index and
+ * The simulator as a debugger. Always on (the checks cost a compare per array index and
  * pointer dereference of the simulated code): an index outside an array of known size -
  * __shared__ arrays and per-thread local arrays - and a dereference of a misaligned
  * pointer (a GPU faults where x86 would not) or of a NULL pointer stop the thread with
  * RS_ERR_KERNEL_FAULT naming the kernel, block, thread, line and what it did ("an
  * out-of-bounds index 32 into an array of type 'float [32]'"); the context stays usable.
- * Not caught: an access through a pointer into device memory past the end of its
- * allocation (it touches host memory as a C program's would), NULL plus an offset, and
- * races between threads. Kernels run as host code: pointers read from device memory
- * (arrays of pointers) are not translated and fault.
+ * On by default, off with RESIDENT_SIM_CHECKS=0 (resident.h), the memory checks of
+ * compute-sanitizer's memcheck and racecheck, reported the same way:
+ *   - an access through a pointer outside every live device allocation, in the
+ *     simulator's backing of device memory (the red zones around each allocation, a
+ *     pool segment's free space): "an out-of-bounds write of 4 bytes at device address
+ *     0x...: 4 bytes after the end of a 4096-byte allocation at 0x..." - relative to the
+ *     nearest allocation, as the pool hands them out (an array's own bytes, not the
+ *     pool's rounded block); before the start too. What is live is what was at the
+ *     launch (frees are stream-ordered). Addresses far from every device allocation, and
+ *     mapped, managed and host memory, are not checked: a kernel may reach those;
+ *   - a misaligned access of 2 to 8 bytes the compiler took for aligned;
+ *   - dynamic shared memory past cfg.shared_bytes ("0 bytes after the end of the
+ *     block's 256-byte dynamic shared memory");
+ *   - a shared-memory race: a thread reads a shared byte another thread wrote, or writes
+ *     one another thread read, between the same two barriers, with no warp collective
+ *     (__syncwarp, a shuffle) ordering the two within a warp: "a shared-memory race:
+ *     this write of 4 bytes at offset 4 of the block's static shared memory and a read
+ *     by thread (0,0,0) at k.cu:8, with no barrier between them (racecheck:
+ *     write-after-read hazard)". Atomics never race; two writes alone are not reported
+ *     (a same-value write from every thread is a common, benign idiom the simulator
+ *     cannot tell from a real one).
+ * The line comes from the kernel object's line table (addr2line of binutils; without it
+ * the fault names an offset in the object). The cost, measured in bench/RESULTS.md
+ * ("Simulator checks"): kernels run about 2-4x slower and compile about 1.2x slower while
+ * the checks are on - set RESIDENT_SIM_CHECKS=0 for speed once a kernel is trusted. Not
+ * caught: an access far past an allocation into unrelated host memory, pointers read
+ * from device memory (arrays of pointers: not translated, they fault), races on global
+ * memory, and races between blocks.
  *
  * ERRORS AND FAULTS. Launches are asynchronous. A bad configuration or argument fails
  * the launch call itself (RS_ERR_LAUNCH, nothing launched, nothing copied). A kernel that

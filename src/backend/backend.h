@@ -197,6 +197,12 @@ typedef struct rs_backend_vtable {
   void (*comm_close)(void *comm);
   /* one collective, all local ranks (checked above: counts, dtypes, ranks) */
   rs_status (*comm_run)(void *comm, const struct rs_be_collective *c);
+
+  /* ---- the simulator's memory checks (simdbg) ---- */
+  /* a caching pool's note about the device memory it hands out (RS_BE_NOTE_*): a segment
+   * it took from device_alloc, a block of one handed out (bytes: what was asked for) or
+   * taken back; NULL where nothing listens (CUDA) */
+  void (*device_note)(rs_backend *b, void *ptr, size_t bytes, int what);
 } rs_backend_vtable;
 
 #define RS_BE_COMM_ID_BYTES 256 /* = RS_COMM_ID_BYTES; each backend tags its own */
@@ -227,6 +233,11 @@ typedef struct rs_be_collective {
   const int64_t *send_count, *recv_count; /* send/recv: elements */
   const char *what;                       /* the public call, for messages */
 } rs_be_collective;
+
+/* device_note's what */
+#define RS_BE_NOTE_SEGMENT 0
+#define RS_BE_NOTE_LIVE 1
+#define RS_BE_NOTE_DEAD 2
 
 /* Bytes of a backend's interprocess memory handle (a cudaIpcMemHandle_t is 64). */
 #define RS_BE_IPC_BYTES 64

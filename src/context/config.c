@@ -188,5 +188,8 @@ rs_status rs_config_from_env(rs_config *cfg) {
   int64_t lanes = 0;
   RS_TRY(rs_env_count("RESIDENT_STAGING_THREADS", 0, RS_STAGING_MAX_THREADS, &lanes));
   cfg->staging_threads = (int)lanes;
+  int64_t checks = 1;
+  RS_TRY(rs_env_count("RESIDENT_SIM_CHECKS", 0, 1, &checks));
+  cfg->sim_checks_off = checks == 0;
   return rs_config_trace(cfg);
 }

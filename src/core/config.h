@@ -42,6 +42,7 @@ typedef struct rs_config {
   char trace_path[1024];       /* RESIDENT_TRACE: where a context writes its trace when destroyed
                                   ("" = nowhere); %p and %n not yet replaced */
   int comm_timeout_s;           /* RESIDENT_COMM_TIMEOUT: seconds a collective waits for the other ranks (300) */
+  int sim_checks_off;          /* RESIDENT_SIM_CHECKS=0: the simulator's memory and race checks off */
 } rs_config;
 
 /* Fill cfg from the environment (src/context/config.c). An unparsable value is an error naming the variable

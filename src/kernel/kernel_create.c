@@ -155,10 +155,12 @@ static rs_status rs_kernel_build(rs_kernel **out, rs_context *ctx, const char *t
   }
   st = rs_match_compiled(k, prefix);
   if (st != RS_OK) goto done;
-  for (int i = 0; i < k->nparams; i++)
+  for (int i = 0; i < k->nparams; i++) {
     k->kinds[i] = k->params[i].kind == RS_PARAM_POINTER      ? RS_KARG_POINTER
                   : k->params[i].kind == RS_PARAM_DESCRIPTOR ? RS_KARG_DESCRIPTOR
                                                              : RS_KARG_SCALAR;
+    rs_kparam_default(&k->params[i]); /* kernel_defaults.c */
+  }
   k->create_ms = rs_now_ms() - t0;
   *out = k;
   k = NULL;

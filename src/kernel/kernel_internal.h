@@ -36,7 +36,20 @@ typedef struct rs_kparam {
   int lanes;
   rs_scalar_family lane_family;
   size_t lane_size;
+  /* a default argument in the source (`float scale = 1.0f`): its text, and the value a
+   * launch that omits the parameter passes when the text is a literal (kernel_defaults.c) */
+  char defval[64];
+  int has_default;
+  rs_arg default_arg;
 } rs_kparam;
+
+/* Fill p->default_arg from p->defval once p's type is known; has_default stays 0 when the
+ * default is not a literal of a scalar or pointer parameter. */
+void rs_kparam_default(rs_kparam *p);
+/* Launch arguments with omitted trailing parameters filled from their defaults, in full
+ * (room for RS_KERNEL_MAX_PARAMS): the count filled, or nargs when some omitted
+ * parameter has no usable default (the caller then reports the count). */
+int rs_kargs_defaults(const rs_kernel *k, int nargs, const rs_arg *args, rs_arg *full);
 
 struct rs_kernel {
   rs_handle_header header;

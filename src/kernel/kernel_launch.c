@@ -44,6 +44,12 @@ rs_status rs_kernel_launch(rs_kernel *k, const rs_launch_config *cfg, int nargs,
   la.stream_handle = cfg->stream;
   la.stream = NULL;
   rs_kargs ka;
+  /* Trailing parameters with a default may be omitted (kernel_defaults.c). */
+  rs_arg full[RS_KERNEL_MAX_PARAMS];
+  if (nargs < k->nparams && rs_kargs_defaults(k, nargs, args, full) == k->nparams) {
+    nargs = k->nparams;
+    args = full;
+  }
   RS_TRY(rs_kargs_bind(k, nargs, args, &la, &ka));
   RS_TRY(rs_kconfig_grant_shared(k, cfg->shared_bytes));
   rs_kernel_dims d;

@@ -197,6 +197,7 @@ static rs_status rs_parse_param(const rs_tok *t, int n, rs_kparam *p, int index,
     if (t[i].len == 1 && (t[i].p[0] == '(' || t[i].p[0] == '<' || t[i].p[0] == '[')) depth++;
     if (t[i].len == 1 && (t[i].p[0] == ')' || t[i].p[0] == '>' || t[i].p[0] == ']')) depth--;
     if (depth == 0 && t[i].len == 1 && t[i].p[0] == '=') {
+      rs_join(p->defval, sizeof p->defval, t + i + 1, n - i - 1, -1);
       n = i;
       break;
     }

@@ -132,6 +132,12 @@ void rs_pool_collect_waiting(rs_pool *p, int wait) {
   }
 }
 
+/* Tell a checking backend (the simulator's memory checks) what of its device memory is live. */
+static void note(const rs_pool *p, uintptr_t addr, size_t bytes, int what) {
+  const rs_context *ctx = p->src->ctx;
+  if (!p->src->pinned && !p->src->user && ctx->vt->device_note) ctx->vt->device_note(ctx->be, (void *)addr, bytes, what);
+}
+
 /* Hand out rsize bytes of free block b (taken out of the index here), splitting off the
  * rest when it is worth keeping apart. */
 static void *take_block(rs_pool *p, rs_pool_block *b, size_t rsize, size_t bytes) {
@@ -164,6 +170,7 @@ static void *take_block(rs_pool *p, rs_pool_block *b, size_t rsize, size_t bytes
   p->used_blocks++;
   p->allocations++;
   note_peaks(p);
+  note(p, b->addr, bytes, RS_BE_NOTE_LIVE);
   return (void *)b->addr;
 }
 
@@ -219,6 +226,7 @@ static rs_status new_segment(rs_pool *p, size_t rsize, void *stream, rs_pool_blo
   b->seg = seg;
   b->state = RS_BLOCK_FREE;
   rs_pool_tree_insert(tree_of(p, seg), b);
+  note(p, seg->addr, got, RS_BE_NOTE_SEGMENT);
   p->reserved += got;
   p->nsegments++;
   note_peaks(p);
@@ -363,6 +371,7 @@ rs_status rs_pool_free(rs_pool *p, void *ptr, size_t bytes, void *use_stream, rs
   p->requested -= b->requested;
   p->used_blocks--;
   p->frees++;
+  note(p, b->addr, b->requested, RS_BE_NOTE_DEAD);
   if (uses && uses->count > 0) {
     b->state = RS_BLOCK_WAITING;
     b->uses = uses;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "backend/sim/sim_comm.h"
 #include "backend/sim/sim_async_alloc.h"
+#include "backend/sim/sim_check.h"
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
 
@@ -107,6 +108,8 @@ static void sim_close(rs_backend *b) {
   /* After the streams: their last tasks may still have used the pool. */
   rs_thread_pool_stop(&b->pool);
   sim_memory_release_all(b);
+  sim_check_snap_release(b->snap);
+  sim_ptrmap_release(&b->blocks);
   pthread_mutex_destroy(&b->lock);
   pthread_mutex_destroy(&b->mem_lock);
   free(b);
@@ -123,6 +126,7 @@ static rs_status sim_open(rs_backend **out, int device, const rs_config *cfg) {
   rs_backend *b = calloc(1, sizeof *b);
   if (!b) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: out of host memory");
   b->mem_total = mem;
+  b->checks = !(cfg && cfg->sim_checks_off);
   if (pthread_mutex_init(&b->lock, NULL) != 0) {
     free(b);
     return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "sim open: cannot create a mutex");
@@ -218,4 +222,6 @@ const rs_backend_vtable rs_sim_vtable = {
     .comm_open = sim_comm_open,
     .comm_close = sim_comm_close,
     .comm_run = sim_comm_run,
+    /* the memory checks (simdbg) */
+    .device_note = sim_device_note,
 };

@@ -23,9 +23,11 @@ typedef struct sim_range {
   size_t size;
   unsigned flags; /* of the device map: SIM_RANGE_* below */
   int shm;        /* device map: 1 + the memfd that backs it (shareable, sim_ipc.c), 0 none */
+  size_t pad;     /* device map: red-zone bytes on each side of a heap allocation (sim_check.h) */
 } sim_range;
 
 #define SIM_RANGE_IPC_OPENED 0x1u /* another process's allocation, mapped by ipc_mem_open */
+#define SIM_RANGE_POOL 0x2u       /* a pool's segment: live only in its noted blocks (sim_check.h) */
 
 typedef struct sim_ptrmap {
   sim_range *items;
@@ -128,6 +130,14 @@ struct rs_backend {
   sim_thread_stream *per_thread;
 
   rs_thread_pool pool;
+
+  /* the debugger's memory checks (sim_check.h), under mem_lock: on or off for the
+   * context's life, the pools' live blocks in device memory, and the newest snapshot of
+   * what is live (rebuilt when map_gen has moved) */
+  int checks;
+  sim_ptrmap blocks;
+  uint64_t map_gen;
+  struct sim_check_snap *snap;
 };
 
 /* ---- the parallel-for pool: the core's (src/core/thread_pool.h) ---- */
@@ -173,6 +183,8 @@ void sim_event_free_all_locked(rs_backend *b);
 /* A shared mapping of bytes (NULL when the host cannot make one: the caller falls back to
  * the heap); *fd is its memfd, kept open while the allocation lives. */
 void *sim_shm_map(size_t bytes, int *fd);
+/* The inaccessible address space sim_shm_map leaves on each side of its mapping. */
+#define SIM_SHM_GUARD ((size_t)64 * 1024)
 /* The device address of host storage (the inverse of rs_sim_translate). */
 void *sim_device_tag(void *host_ptr);
 /* The length of the mapping of bytes (whole pages). */

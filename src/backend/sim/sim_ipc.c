@@ -18,7 +18,7 @@ rs_status sim_ipc_mem_export(rs_backend *b, void *ptr, unsigned char *handle, si
     return rs_fail(RS_ERR_MEMORY_KIND, "%s(%p): not device memory", who, ptr);
   pthread_mutex_lock(&b->mem_lock);
   const sim_range *r = sim_ptrmap_containing(&b->device, (uintptr_t)ptr);
-  sim_range got = r ? *r : (sim_range){0, 0, 0, 0};
+  sim_range got = r ? *r : (sim_range){0, 0, 0, 0, 0};
   pthread_mutex_unlock(&b->mem_lock);
   if (!r)
     return rs_fail(RS_ERR_FOREIGN_MEMORY, "%s(%p): not inside a live device allocation of this context", who, ptr);
@@ -43,6 +43,7 @@ rs_status sim_ipc_mem_open(rs_backend *b, const unsigned char *handle, size_t al
   uintptr_t tagged = (uintptr_t)sim_device_tag(p);
   pthread_mutex_lock(&b->mem_lock);
   int err = sim_ptrmap_insert(&b->device, tagged, alloc_bytes, SIM_RANGE_IPC_OPENED);
+  b->map_gen++; /* the memory checks' snapshot */
   pthread_mutex_unlock(&b->mem_lock);
   if (err) {
     sim_shm_unmap(p, alloc_bytes, -1);
@@ -58,6 +59,7 @@ rs_status sim_ipc_mem_close(rs_backend *b, void *base) {
   const sim_range *in = sim_ptrmap_containing(&b->device, (uintptr_t)base);
   int ok = in && in->addr == (uintptr_t)base && (in->flags & SIM_RANGE_IPC_OPENED);
   if (ok) sim_ptrmap_remove(&b->device, (uintptr_t)base, &r);
+  b->map_gen++; /* the memory checks' snapshot */
   pthread_mutex_unlock(&b->mem_lock);
   if (!ok)
     return rs_fail(RS_ERR_FOREIGN_MEMORY, "sim ipc_mem_close(%p): not a mapping opened from an IPC handle", base);

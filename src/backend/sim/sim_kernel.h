@@ -18,7 +18,7 @@
 #include "core/textbuf.h"
 #include "backend/kernel_table.h"
 
-#define RS_SIM_ABI 2u
+#define RS_SIM_ABI 3u
 
 /* Dynamic shared memory per block on the simulator (the shared memory of one SM of a
  * common GPU without opt-in). Each host thread has one such buffer that never moves:
@@ -35,9 +35,20 @@ typedef struct rs_sim_dim3 {
   unsigned x, y, z;
 } rs_sim_dim3;
 
-/* What a GPU thread reads as threadIdx, blockIdx, blockDim and gridDim. */
+/* The memory checks' state of a host thread (sim_check.h), read by the shim's callbacks:
+ * accesses in the two shared ranges and outside the four cleared ranges go to the
+ * runtime's access. */
+typedef struct rs_sim_check {
+  uintptr_t shared_lo, shared_len, dyn_lo, dyn_len;
+  uintptr_t ok_lo[4], ok_len[4];
+  unsigned next;
+} rs_sim_check;
+
+/* What a GPU thread reads as threadIdx, blockIdx, blockDim and gridDim; check is NULL
+ * when the checks are off. */
 typedef struct rs_sim_thread {
   rs_sim_dim3 thread_idx, block_idx, block_dim, grid_dim;
+  rs_sim_check *check;
 } rs_sim_thread;
 
 enum { RS_SIM_SYNC_PLAIN = 0, RS_SIM_SYNC_COUNT = 1, RS_SIM_SYNC_AND = 2, RS_SIM_SYNC_OR = 3 };
@@ -76,6 +87,9 @@ typedef struct rs_sim_runtime {
    * (up to 8 bytes), arg and width as CUDA's; returns this lane's result */
   unsigned long long (*warp)(int op, unsigned mask, unsigned long long value, int arg, int width, int site,
                              const char *file, int line);
+  /* the memory checks: an access of size bytes at addr (flags SIM_A_* of sim_check.h)
+   * from the instruction before pc; returns if it is fine, else stops the thread */
+  void (*access)(uintptr_t addr, unsigned size, unsigned flags, void *pc);
 } rs_sim_runtime;
 
 /* ---- fibers (sim_fiber.c) -------------------------------------------------------------- */
@@ -127,6 +141,13 @@ typedef struct sim_kmodule {
   char name[128];
   int uses_barrier;
   size_t static_shared; /* bytes of static __shared__ variables */
+  size_t tls_size;      /* the object's whole TLS block: the checks' static shared range */
+  /* thread-locals of the TLS block that are not __shared__ variables (the compiler's
+   * initialization guards, the shim's current thread): the race check skips them */
+  struct {
+    uint32_t off, len;
+  } tls_skip[16];
+  int ntls_skip;
   int nparams;
   size_t param_sizes[RS_KERNEL_MAX_PARAMS];
   void (*entry)(void **args);
@@ -140,6 +161,9 @@ void sim_kmodule_retain(sim_kmodule *m);
 void sim_kmodule_release(sim_kmodule *m);
 /* Record the first fault of a launch (later ones are dropped: the first explains). */
 void sim_kmodule_fault(sim_kmodule *m, rs_status st, const char *message);
+
+/* Fill m->tls_skip from the object's symbol table (sim_check_tls.c). */
+void sim_check_tls_skips(sim_kmodule *m, const void *image, size_t bytes);
 
 /* The C++ translation unit for src: shim, user source (rewritten), entry stub. */
 rs_status sim_kernel_translation_unit(const rs_kernel_source *src, rs_textbuf *out);

@@ -31,7 +31,18 @@ typedef struct sim_launch {
   unsigned threads; /* per block */
   _Atomic int abort;
   void **argv;
+  struct sim_check_snap *snap; /* the memory checks' view of live memory, or NULL (off) */
 } sim_launch;
+
+/* The race check's shadow of one shared byte (sim_check_race.c): the last write and the
+ * reads since, with the barrier interval (epoch) and warp-sync count they happened at. */
+typedef struct sim_shadow {
+  uint32_t wepoch, repoch;
+  uint16_t writer, reader, reader2; /* thread indices in the block; reader2: another reader */
+  int16_t rwarp;                    /* the readers' warp, -1 for several warps */
+  uint32_t wsync, rsync;
+  const void *wpc, *rpc, *rpc2;
+} sim_shadow;
 
 /* Per host thread that runs blocks. Never moves once made: kernels keep references into
  * `shared`. */
@@ -47,10 +58,19 @@ typedef struct sim_host {
   jmp_buf escape; /* a trap's way out of a kernel that runs without fibers */
   const char *trap_what, *trap_file;
   int trap_line;
-  char trap_text[256]; /* a trap's `what`, copied (it may be composed on the stack) */
+  char trap_text[512]; /* a trap's `what`, copied (it may be composed on the stack) */
   const char *stray_what; /* a barrier or warp collective the source scan did not see */
   const char *stray_file;
   int stray_line;
+  /* the memory checks (sim_check.h) */
+  rs_sim_check check;
+  const sim_launch *checked; /* the launch check describes */
+  uint32_t epoch;            /* barrier intervals so far on this host thread */
+  uint32_t wsync[32];        /* per warp of the block: collectives resolved so far */
+  sim_shadow *shadow;        /* dynamic shared bytes, then the object's TLS block */
+  size_t shadow_cap;
+  char where_file[256];      /* a checked fault's source file */
+  void *race_pc;             /* the access being checked */
 } sim_host;
 
 /* The host thread's block state (NULL outside a block). */

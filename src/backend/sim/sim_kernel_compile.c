@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "backend/sim/sim_kernel.h"
+#include "backend/sim/sim_check.h"
 #include "core/error.h"
 #include "resident/kernel.h"
 
@@ -209,15 +209,14 @@ static rs_status rs_prepare(const rs_kernel_source *src, rs_tmpdir *t) {
 }
 
 rs_status sim_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **image, size_t *bytes, char **log) {
-  (void)b;
   *image = NULL;
   *log = NULL;
   RS_TRY(sim_cxx_ready());
   if (rs_has_token(src->blanked, "asm") || rs_has_token(src->blanked, "__asm__"))
     return rs_fail(RS_ERR_COMPILE, "the kernel uses inline assembly (asm), which the resident simulator does not support");
-  if (src->noptions + src->ninclude_paths + 24 > RS_SIM_MAX_ARGS)
+  if (src->noptions + src->ninclude_paths + 28 > RS_SIM_MAX_ARGS)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim compile: more than %d options and include paths",
-                   RS_SIM_MAX_ARGS - 24);
+                   RS_SIM_MAX_ARGS - 28);
   rs_tmpdir t;
   memset(&t, 0, sizeof t);
   rs_status st = rs_prepare(src, &t);
@@ -243,6 +242,21 @@ rs_status sim_kernel_compile(rs_backend *b, const rs_kernel_source *src, void **
    * fault naming the thread and the line. Linked without the flags: the handlers are the
    * shim's, no sanitizer runtime is loaded. */
   argv[argc++] = "-fsanitize=bounds,alignment,null";
+  /* The memory checks (sim_check.h): ThreadSanitizer's calls before every load and store,
+   * answered by the shim (sim_shim_check.h), and a line table to name the faulting line. */
+  char prefix_map[600];
+  if (b->checks) {
+    argv[argc++] = "-fsanitize=thread";
+    argv[argc++] = "-g1";
+    /* A relative source name (the kernel's own, "<string>") stays as written: the
+     * compiler's directory is marked, and sim_check_where takes the mark off. */
+    char cwd[512];
+    if (getcwd(cwd, sizeof cwd)) {
+      snprintf(prefix_map, sizeof prefix_map, "-fdebug-prefix-map=%s=" SIM_CHECK_CWD_MARK, cwd);
+      argv[argc++] = prefix_map;
+    }
+    if (sim_cxx_is_gcc()) argv[argc++] = "--param=tsan-instrument-func-entry-exit=0";
+  }
   /* GCC marks statics of inline functions STB_GNU_UNIQUE, which makes an object
    * unloadable and shares such statics between kernels: off. */
   if (sim_cxx_is_gcc()) argv[argc++] = "-fno-gnu-unique";

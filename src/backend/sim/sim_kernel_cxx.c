@@ -108,7 +108,6 @@ static unsigned long long rs_text_hash(const char *const *texts, int n) {
 }
 
 rs_status sim_kernel_target(rs_backend *b, char *out, size_t len) {
-  (void)b;
   RS_TRY(sim_cxx_ready());
 #if defined(__x86_64__)
   const char *arch = "x86_64";
@@ -117,8 +116,10 @@ rs_status sim_kernel_target(rs_backend *b, char *out, size_t len) {
 #else
   const char *arch = "host";
 #endif
-  snprintf(out, len, "%s (%s) %s abi %u shim %016llx", rs_cxx, rs_cxx_version, arch, RS_SIM_ABI,
-           rs_text_hash((const char *const[]){rs_sim_shim_text, rs_sim_entry_text, rs_sim_cg_text}, 3));
+  /* the memory checks change the object: part of the cache key */
+  snprintf(out, len, "%s (%s) %s abi %u shim %016llx%s", rs_cxx, rs_cxx_version, arch, RS_SIM_ABI,
+           rs_text_hash((const char *const[]){rs_sim_shim_text, rs_sim_entry_text, rs_sim_cg_text}, 3),
+           b->checks ? " checked" : "");
   return RS_OK;
 }
 

@@ -95,13 +95,15 @@ static int rs_tls_segment(struct dl_phdr_info *info, size_t n, void *arg) {
   return 1;
 }
 
-static size_t rs_static_shared(void *dl) {
+static size_t rs_static_shared(void *dl, size_t *tls_size) {
   struct link_map *map = NULL;
+  *tls_size = 0;
   if (dlinfo(dl, RTLD_DI_LINKMAP, &map) != 0 || !map) return 0;
   rs_tls_find f = {map->l_addr, 0};
   dl_iterate_phdr(rs_tls_segment, &f);
   size_t (*own)(void) = (size_t (*)(void))dlsym(dl, "rs_sim_tls_own");
   size_t o = own ? own() : 0;
+  *tls_size = f.size;
   return f.size > o ? f.size - o : 0;
 }
 
@@ -136,7 +138,8 @@ rs_status sim_kernel_load(rs_backend *b, const void *image, size_t bytes, void *
   memcpy(m->param_sizes, sizes(), (size_t)n * sizeof(size_t));
   snprintf(m->name, sizeof m->name, "%s", name());
   m->uses_barrier = barrier();
-  m->static_shared = rs_static_shared(dl);
+  m->static_shared = rs_static_shared(dl, &m->tls_size);
+  sim_check_tls_skips(m, image, bytes);
   atomic_init(&m->refs, 1);
   pthread_mutex_init(&m->fault_lock, NULL);
   *module = m;

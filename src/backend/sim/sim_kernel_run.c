@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "backend/sim/sim_kernel_block.h"
+#include "backend/sim/sim_check.h"
 #include "core/error.h"
 
 /* ---- the runtime the kernel object calls ----------------------------------------------- */
@@ -50,8 +50,9 @@ static void *rs_rt_dynamic_shared(void) {
   return h ? h->shared : NULL;
 }
 
-const rs_sim_runtime rs_sim_runtime_table = {RS_SIM_ABI, sizeof(rs_sim_runtime), rs_rt_barrier,
-                                             rs_rt_dynamic_shared, sim_rt_trap, sim_rt_warp};
+const rs_sim_runtime rs_sim_runtime_table = {RS_SIM_ABI,          sizeof(rs_sim_runtime), rs_rt_barrier,
+                                             rs_rt_dynamic_shared, sim_rt_trap,            sim_rt_warp,
+                                             sim_rt_access};
 
 /* ---- one block ------------------------------------------------------------------------ */
 
@@ -71,6 +72,13 @@ static void rs_thread_state(const sim_launch *L, sim_gthread *g, unsigned t, con
   g->state.block_idx = *block;
   g->state.block_dim = (rs_sim_dim3){d->block[0], d->block[1], d->block[2]};
   g->state.grid_dim = (rs_sim_dim3){d->grid[0], d->grid[1], d->grid[2]};
+  g->state.check = L->snap ? &sim_host_current->check : NULL;
+}
+
+/* A block starts: a new barrier interval, no warp has synchronized yet. */
+static void rs_block_start(sim_host *h) {
+  sim_check_epoch(h);
+  memset(h->wsync, 0, sizeof h->wsync);
 }
 
 /* "0-127, 200" for the threads of h with status want (or, want < 0, not G_WAIT at site). */
@@ -117,6 +125,7 @@ static int rs_fail_block(const sim_launch *L, const rs_sim_dim3 *bi, char *err, 
 static int rs_block_fibers(const sim_launch *L, sim_host *h, const rs_sim_dim3 *bi, char *err, size_t len) {
   unsigned n = L->threads;
   rs_sim_thread **slot = L->m->current_slot();
+  rs_block_start(h);
   for (unsigned t = 0; t < n; t++) {
     sim_gthread *g = &h->g[t];
     rs_thread_state(L, g, t, bi);
@@ -183,6 +192,7 @@ static int rs_block_fibers(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
       h->g[t].result = result;
       h->g[t].status = G_RUN;
     }
+    sim_check_epoch(h); /* past the barrier: accesses before it no longer race */
   }
 }
 
@@ -190,6 +200,7 @@ static int rs_block_fibers(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
 static int rs_block_direct(const sim_launch *L, sim_host *h, const rs_sim_dim3 *bi, char *err, size_t len) {
   rs_sim_thread **slot = L->m->current_slot();
   h->stray_file = NULL;
+  rs_block_start(h);
   for (unsigned t = 0; t < L->threads; t++) {
     sim_gthread *g = &h->g[t];
     rs_thread_state(L, g, t, bi);
@@ -228,6 +239,7 @@ static void rs_blocks(int64_t begin, int64_t end, void *arg) {
   const sim_launch *saved = h->launch;
   h->launch = L;
   h->direct = !fibers;
+  if (!sim_check_begin(h, L)) h->checked = NULL;
   const rs_kernel_dims *d = &L->d;
   char err[1024];
   for (int64_t blk = begin; blk < end; blk++) {
@@ -243,6 +255,7 @@ static void rs_blocks(int64_t begin, int64_t end, void *arg) {
     }
   }
   h->launch = saved;
+  h->checked = NULL; /* L's memory may be another launch's next */
 }
 
 static void rs_run_launch(void *arg) {
@@ -256,6 +269,7 @@ static void rs_run_launch(void *arg) {
 static void rs_free_launch(void *arg) {
   sim_launch *L = arg;
   sim_kmodule_release(L->m);
+  sim_check_snap_release(L->snap);
   free(L);
 }
 
@@ -294,9 +308,12 @@ rs_status sim_kernel_launch(rs_backend *b, void *module, void *fn, const rs_kern
     v += (m->param_sizes[i] + 15) & ~(size_t)15;
   }
   sim_kmodule_retain(m);
+  /* What is live now is what the kernel may touch (frees after this are stream-ordered). */
+  L->snap = sim_check_snapshot(b);
   rs_status st = rs_sim_enqueue(b, stream, rs_run_launch, L, rs_free_launch);
   if (st != RS_OK) {
     sim_kmodule_release(m);
+    sim_check_snap_release(L->snap);
     free(L);
   }
   return st;

@@ -166,6 +166,7 @@ int sim_warp_step(sim_host *h, unsigned n, char *msg, size_t len) {
       if (k < lanes) continue;
       int r = rs_resolve(h, base, m, exist, msg, len);
       if (r < 0) return r;
+      h->wsync[base / 32]++; /* the race check: the warp's accesses before are ordered */
       progress = 1;
     }
   }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "backend/sim/sim_check.h"
 #include "backend/sim/sim_internal.h"
 #include "core/error.h"
 
@@ -72,11 +73,21 @@ rs_status sim_device_alloc(rs_backend *b, size_t bytes, void **out) {
    * small ones keep their exact size (not rounded) so AddressSanitizer catches a kernel
    * running one byte past. */
   if (bytes >= SIM_SHARE_MIN) p = sim_shm_map(bytes, &fd);
-  if (!p) err = posix_memalign(&p, SIM_DEVICE_ALIGN, bytes ? bytes : 1);
+  /* With the memory checks on, heap storage has red zones on both sides: an access there
+   * is certainly a kernel's out-of-bounds one (nothing else lives there). */
+  size_t pad = fd >= 0 ? SIM_SHM_GUARD : b->checks ? SIM_CHECK_PAD : 0;
+  if (!p) {
+    pad = b->checks ? SIM_CHECK_PAD : 0;
+    err = posix_memalign(&p, SIM_DEVICE_ALIGN, bytes + 2 * pad ? bytes + 2 * pad : 1);
+    if (err == 0) p = (char *)p + pad;
+  }
   uintptr_t tagged = (uintptr_t)p ^ SIM_DEVICE_TAG;
   pthread_mutex_lock(&b->mem_lock);
   if (err == 0 && sim_ptrmap_insert(&b->device, tagged, bytes, 0) == 0) {
-    if (fd >= 0) ((sim_range *)sim_ptrmap_containing(&b->device, tagged))->shm = fd + 1;
+    sim_range *r = (sim_range *)sim_ptrmap_containing(&b->device, tagged);
+    if (fd >= 0) r->shm = fd + 1;
+    r->pad = pad;
+    b->map_gen++;
     pthread_mutex_unlock(&b->mem_lock);
     *out = (void *)tagged;
     return RS_OK;
@@ -85,8 +96,8 @@ rs_status sim_device_alloc(rs_backend *b, size_t bytes, void **out) {
   pthread_mutex_unlock(&b->mem_lock);
   if (fd >= 0)
     sim_shm_unmap(p, bytes, fd);
-  else
-    free(p);
+  else if (err == 0)
+    free((char *)p - pad);
   return rs_fail(RS_ERR_OUT_OF_MEMORY,
                  "sim device_alloc(%zu bytes): the host could not provide the backing storage",
                  bytes);
@@ -104,6 +115,7 @@ rs_status sim_device_free(rs_backend *b, void *ptr) {
   int opened = in && in->addr == (uintptr_t)ptr && (in->flags & SIM_RANGE_IPC_OPENED);
   int found = !opened && sim_ptrmap_remove(&b->device, (uintptr_t)ptr, &r);
   if (found) b->mem_used -= r.size;
+  if (found) b->map_gen++;
   pthread_mutex_unlock(&b->mem_lock);
   if (opened)
     return rs_fail(RS_ERR_FOREIGN_MEMORY,
@@ -118,7 +130,7 @@ rs_status sim_device_free(rs_backend *b, void *ptr) {
   if (r.shm)
     sim_shm_unmap(rs_sim_translate(ptr), r.size, r.shm - 1);
   else
-    free(rs_sim_translate(ptr));
+    free((char *)rs_sim_translate(ptr) - r.pad);
   return RS_OK;
 }
 
@@ -291,7 +303,7 @@ void sim_memory_release_all(rs_backend *b) {
     if (r->shm || (r->flags & SIM_RANGE_IPC_OPENED))
       sim_shm_unmap(p, r->size, r->shm - 1);
     else
-      free(p);
+      free((char *)p - r->pad);
   }
   for (size_t i = 0; i < b->host.count; i++) free((void *)b->host.items[i].addr);
   for (size_t i = 0; i < b->managed.count; i++) free((void *)b->managed.items[i].addr);

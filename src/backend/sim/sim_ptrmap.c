@@ -28,7 +28,7 @@ int sim_ptrmap_insert(sim_ptrmap *m, uintptr_t addr, size_t size, unsigned flags
   }
   size_t i = lower_bound(m, addr);
   memmove(m->items + i + 1, m->items + i, (m->count - i) * sizeof *m->items);
-  m->items[i] = (sim_range){addr, size, flags, 0};
+  m->items[i] = (sim_range){addr, size, flags, 0, 0};
   m->count++;
   return 0;
 }

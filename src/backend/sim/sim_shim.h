@@ -20,14 +20,19 @@
 #include <utility>
 
 // ---- the ABI with libresident (mirrors src/backend/sim/sim_kernel.h) ----
-#define RS_SIM_ABI 2u
+#define RS_SIM_ABI 3u
 struct uint3 { unsigned x, y, z; };
 struct dim3 {
   unsigned x, y, z;
   constexpr dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
 };
 extern "C" {
-struct rs_sim_thread { uint3 thread_idx; uint3 block_idx; dim3 block_dim; dim3 grid_dim; };
+struct rs_sim_check {
+  uintptr_t shared_lo, shared_len, dyn_lo, dyn_len;
+  uintptr_t ok_lo[4], ok_len[4];
+  unsigned next;
+};
+struct rs_sim_thread { uint3 thread_idx; uint3 block_idx; dim3 block_dim; dim3 grid_dim; rs_sim_check *check; };
 struct rs_sim_runtime {
   unsigned abi, size;
   int (*barrier)(int op, int value, int site, const char *file, int line);
@@ -35,6 +40,7 @@ struct rs_sim_runtime {
   void (*trap)(const char *what, const char *file, int line);
   unsigned long long (*warp)(int op, unsigned mask, unsigned long long value, int arg, int width, int site,
                              const char *file, int line);
+  void (*access)(uintptr_t addr, unsigned size, unsigned flags, void *pc);
 };
 }
 namespace rs_sim_rt {

@@ -31,8 +31,14 @@ void *sim_shm_map(size_t bytes, int *fd) {
     close(f);
     return NULL;
   }
-  void *p = mmap(NULL, sim_shm_len(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+  /* Inaccessible guards on both sides (address space only): an unchecked kernel running
+   * off the end faults rather than writing into a neighbour, and the memory checks know
+   * any access there is out of bounds (SIM_SHM_GUARD). */
+  size_t len = sim_shm_len(bytes);
+  char *g = mmap(NULL, len + 2 * SIM_SHM_GUARD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *p = g == MAP_FAILED ? MAP_FAILED : mmap(g + SIM_SHM_GUARD, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f, 0);
   if (p == MAP_FAILED) {
+    if (g != MAP_FAILED) munmap(g, len + 2 * SIM_SHM_GUARD);
     close(f);
     return NULL;
   }
@@ -42,8 +48,12 @@ void *sim_shm_map(size_t bytes, int *fd) {
 }
 
 void sim_shm_unmap(void *p, size_t bytes, int fd) {
-  munmap(p, sim_shm_len(bytes));
-  if (fd >= 0) close(fd);
+  if (fd >= 0) { /* one of sim_shm_map's, with its guards */
+    munmap((char *)p - SIM_SHM_GUARD, sim_shm_len(bytes) + 2 * SIM_SHM_GUARD);
+    close(fd);
+  } else {
+    munmap(p, sim_shm_len(bytes));
+  }
 }
 
 
