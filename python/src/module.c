@@ -440,9 +440,9 @@ PyMODINIT_FUNC PyInit__resident(void) {
       rs_add_functions(m, rs_py_interop_functions) < 0 || rs_add_functions(m, rs_py_ledger_functions) < 0 ||
       rs_add_functions(m, rs_py_kernel_functions) < 0 ||
       rs_add_functions(m, rs_py_expr_functions) < 0 ||
-      rs_add_functions(m, rs_py_comm_functions) < 0) /* collectives (issue 19) */
-      rs_add_functions(m, rs_py_stats_functions) < 0 /* stats */)
+      rs_add_functions(m, rs_py_comm_functions) < 0 /* collectives (issue 19) */)
     goto fail;
+  if (rs_add_functions(m, rs_py_stats_functions) < 0) goto fail; /* stats (issue 18) */
   if (rs_add_functions(m, rs_py_manip_functions) < 0) goto fail; /* manip (issue 18) */
   if (rs_add_functions(m, rs_py_index_functions) < 0) goto fail; /* indexing, searching, sets */
   if (rs_add_functions(m, rs_py_linalg_functions) < 0) goto fail; /* linalg extension */
