@@ -65,6 +65,14 @@ if [ ! -d "$B-python" ]; then
 fi
 run() { echo "== $* =="; timeout "$1" "${@:2}"; echo; }
 {
+  run 120 python3 tests/check_ledger_parity.py "$B/resident" --out "$OUT/parity"
+  echo "== test_ops_linalg_factor under memcheck (a case failed there in PART=1) =="
+  RESIDENT_BACKEND=cuda RESIDENT_UNDER_SANITIZER=memcheck timeout 200 compute-sanitizer --tool memcheck \
+    --report-api-errors no "$B/tests/test_ops_linalg_factor" 2>&1 | grep -E -B2 -A10 'FAIL|ERROR SUMMARY' | head -n 60
+} >"$OUT/checks.log" 2>&1
+rm -rf "$OUT/parity"
+note checks "checks.log"
+{
   run 120 "$B/bench/streamed" --repeat 7
   RESIDENT_LEDGER_TIMING=off run 40 "$B/bench/streamed" --repeat 7 --quick
   run 60 "$B/bench/pageable" --repeat 7 --max 1024
