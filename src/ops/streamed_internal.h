@@ -74,4 +74,7 @@ rs_status rs_streamed_probe(rs_streamed_run_state *r, int64_t probe_rows, int64_
 int rs_streamed_plan_find(const rs_streamed_run_state *r, int pageable, int64_t *chunk_rows, int *streams);
 void rs_streamed_plan_keep(const rs_streamed_run_state *r, int pageable, int64_t chunk_rows, int streams);
 
+/* Streams a run uses unless told: 3, or 4 with a pageable side (streamed_plan.c). */
+int rs_streamed_default_streams(const rs_streamed_run_state *r);
+
 #endif

@@ -159,7 +159,8 @@ rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step s
   }
   if (st == RS_OK && streams == RS_STREAMED_AUTO) {
     int64_t n = (r.rows - first + chunk_rows - 1) / chunk_rows;
-    streams = n < 3 ? (int)(n > 0 ? n : 1) : 3;
+    int most = rs_streamed_default_streams(&r);
+    streams = n < most ? (int)(n > 0 ? n : 1) : most;
   }
   if (st == RS_OK) {
     r.nslots = streams;
