@@ -8,6 +8,8 @@
 #   PART=2  the benchmarks of this session beside CuPy and raw CUDA: bench/streamed,
 #           bench/pageable, bench/manip.py, bench/index_cupy.py, bench/stats.py,
 #           bench/linalg_ext.py, bench/collective, bench/sim_checks
+#   PART=3  after PART=2's fixes (repeat's sizing, 4 streams for pageable runs): the streamed
+#           and manipulation tests on the GPU, bench/streamed and bench/manip.py again
 #   TESTS=regex  PART=1 runs only the ctest tests matching it (a re-run after a fix)
 set -u -o pipefail
 OUT=${OUT:-/tmp/out}
@@ -56,6 +58,20 @@ if [ "$PART" = 1 ]; then
     note memcheck "$(tr '\n' ';' <"$OUT/memcheck.log")"
   fi
   (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=summary.txt ./*.log 2>/dev/null && rm -f ./*.log)
+  exit 0
+fi
+
+if [ "$PART" = 3 ]; then
+  (cd "$B" && timeout 200 ctest --output-on-failure -L cuda -R 'test_(streamed|ops_manip)') >"$OUT/ctest-fixed.log" 2>&1
+  note "ctest fixed" "$(grep -E 'tests passed' "$OUT/ctest-fixed.log" | tail -n 1)"
+  [ -d "$B-python" ] || WERROR=OFF BUILD=$B PYTHON=python3 timeout 200 bash scripts/python-test.sh -q -k nothing_matches \
+    >"$OUT/pybuild.log" 2>&1
+  cmake --install "$B" --prefix "$B/install" >/dev/null && cmake --build "$B-python" -j "$(nproc)" >/dev/null 2>&1
+  {
+    echo "== bench/streamed =="; timeout 120 "$B/bench/streamed" --repeat 7
+    echo "== bench/manip.py =="; PYTHONPATH="$PWD/$B-python" timeout 90 python3 bench/manip.py --mb 512 --repeat 20
+  } >"$OUT/bench-fixed.log" 2>&1
+  note benches "bench-fixed.log"
   exit 0
 fi
 
