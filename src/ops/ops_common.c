@@ -152,6 +152,22 @@ rs_status rs_ops_axis(int *axis, int ndim, const char *who) {
   return RS_OK;
 }
 
+rs_status rs_ops_reduced_axes(int *reduced, int ndim, int naxes, const int *axes, const char *who) {
+  if (!axes) {
+    for (int k = 0; k < ndim; k++) reduced[k] = 1;
+    return RS_OK;
+  }
+  if (naxes < 0 || naxes > ndim)
+    return rs_fail(RS_ERR_AXIS, "%s: %d axes for an array of dimension %d", who, naxes, ndim);
+  for (int i = 0; i < naxes; i++) {
+    int ax = axes[i];
+    RS_TRY(rs_ops_axis(&ax, ndim, who));
+    if (reduced[ax]) return rs_fail(RS_ERR_AXIS, "%s: duplicate value in axes (%d)", who, axes[i]);
+    reduced[ax] = 1;
+  }
+  return RS_OK;
+}
+
 /* ---- staging ----------------------------------------------------------------------- */
 
 rs_status rs_ops_stage_begin(rs_ops_stage *s, const char *name, rs_context *ctx, rs_stream *stream,

@@ -68,6 +68,10 @@ const char *rs_ops_shape_str(char *buf, size_t len, int ndim, const int64_t *sha
 
 /* Normalise an axis (negative counts from the end); RS_ERR_AXIS when out of range. */
 rs_status rs_ops_axis(int *axis, int ndim, const char *who);
+/* Mark the axes a reduction takes in reduced[0..ndim) (zeroed by the caller): every axis
+ * when axes is NULL, else the naxes given (negative ones count from the end); an axis out of
+ * range or given twice is RS_ERR_AXIS. */
+rs_status rs_ops_reduced_axes(int *reduced, int ndim, int naxes, const int *axes, const char *who);
 
 /* ---- running work where the data is ---------------------------------------------- */
 

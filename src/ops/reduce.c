@@ -90,18 +90,7 @@ static rs_status reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int 
   rs_dtype rdt = RS_FLOAT64;
   RS_TRY(result_dtype(op, a->dtype, &rdt));
   int reduced[RS_MAX_DIMS] = {0};
-  if (!axes) {
-    for (int k = 0; k < a->ndim; k++) reduced[k] = 1;
-  } else {
-    if (naxes < 0 || naxes > a->ndim)
-      return rs_fail(RS_ERR_AXIS, "%s: %d axes for an array of dimension %d", name, naxes, a->ndim);
-    for (int i = 0; i < naxes; i++) {
-      int ax = axes[i];
-      RS_TRY(rs_ops_axis(&ax, a->ndim, name));
-      if (reduced[ax]) return rs_fail(RS_ERR_AXIS, "%s: duplicate value in axes (%d)", name, axes[i]);
-      reduced[ax] = 1;
-    }
-  }
+  RS_TRY(rs_ops_reduced_axes(reduced, a->ndim, naxes, axes, name));
   if ((op == RS_REDUCE_ARGMIN || op == RS_REDUCE_ARGMAX) && axes && naxes > 1)
     return rs_fail(RS_ERR_AXIS, "%s: takes one axis or all, not %d", name, naxes);
   int ndim = 0;

@@ -27,18 +27,7 @@ static rs_status reduced_count(int64_t *count, int *ndim_out, int64_t *shape, in
                                int64_t *inner, const rs_array *a, int naxes, const int *axes, int keepdims,
                                const char *name) {
   int reduced[RS_MAX_DIMS] = {0};
-  if (!axes) {
-    for (int k = 0; k < a->ndim; k++) reduced[k] = 1;
-  } else {
-    if (naxes < 0 || naxes > a->ndim)
-      return rs_fail(RS_ERR_AXIS, "%s: %d axes for an array of dimension %d", name, naxes, a->ndim);
-    for (int i = 0; i < naxes; i++) {
-      int ax = axes[i];
-      RS_TRY(rs_ops_axis(&ax, a->ndim, name));
-      if (reduced[ax]) return rs_fail(RS_ERR_AXIS, "%s: duplicate value in axes (%d)", name, axes[i]);
-      reduced[ax] = 1;
-    }
-  }
+  RS_TRY(rs_ops_reduced_axes(reduced, a->ndim, naxes, axes, name));
   int64_t n = 1, o = 1;
   int nd = 0;
   for (int k = 0; k < a->ndim; k++) {
