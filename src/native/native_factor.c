@@ -82,9 +82,14 @@ void rs_native_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t 
 
 int rs_native_factor_supported(void) { return 1; }
 
+/* The scratch holds the pivots as LAPACK gives them, the same widened to int64 and tau,
+ * each part starting on 16 bytes (int64 and complex stores need their alignment). */
+static size_t up16(size_t v) { return (v + 15) & ~(size_t)15; }
+
 size_t rs_native_factor_scratch(const rs_factor_plan *p) {
   int64_t k = p->m < p->n ? p->m : p->n;
-  return (size_t)(k + 1) * (sizeof(lapack_int) + sizeof(int64_t) + rs_dtype_size(p->dtype));
+  return up16((size_t)(k + 1) * sizeof(lapack_int)) + up16((size_t)(k + 1) * sizeof(int64_t)) +
+         (size_t)(k + 1) * rs_dtype_size(p->dtype);
 }
 
 #define RS_LAPACK4(dt, name, ...)                                                         \
@@ -119,8 +124,8 @@ void rs_native_factor(const rs_factor_plan *p, void *scratch) {
   lapack_int m = (lapack_int)p->m, n = (lapack_int)p->n, k = m < n ? m : n;
   lapack_int qcols = p->option ? m : k;
   lapack_int *ipiv = scratch;
-  int64_t *ipiv64 = (int64_t *)(void *)((char *)scratch + (size_t)(k + 1) * sizeof(lapack_int));
-  void *tau = (char *)ipiv64 + (size_t)(k + 1) * sizeof(int64_t);
+  int64_t *ipiv64 = (int64_t *)(void *)((char *)scratch + up16((size_t)(k + 1) * sizeof(lapack_int)));
+  void *tau = (char *)ipiv64 + up16((size_t)(k + 1) * sizeof(int64_t));
   int32_t info = 0;
   for (int64_t q = 0; q < p->batch; q++) {
     void *a = (char *)p->a + (size_t)(q * p->m * p->n) * item;

@@ -67,10 +67,12 @@ static double elapsed(rs_event *a, rs_event *b) {
 static void fill_times(rs_streamed_run_state *r, int64_t chunks) {
   rs_streamed_report *rep = r->rep;
   double best[3] = {-1, -1, -1};
-  for (int64_t i = 0; i < chunks; i++) {
+  /* Only the first chunks are timed, and the event list reaches no further than the last
+   * event recorded: read nothing past it. */
+  for (int64_t i = 0; i < chunks && rs_streamed_timed(r, i) && 4 * i + 3 < r->ev_cap; i++) {
     rs_event *e[4];
     for (int k = 0; k < 4; k++) e[k] = rs_streamed_ev(r, i, k);
-    for (int k = 0; k < 3 && rs_streamed_timed(r, i); k++) {
+    for (int k = 0; k < 3; k++) {
       double per_row = elapsed(e[k], e[k + 1]) / (double)r->chunk_rows_of[i];
       if (best[k] < 0 || per_row < best[k]) best[k] = per_row;
     }

@@ -20,6 +20,7 @@ static void rs_host_free(void *p) {
   free(h->stacks);
   free(h->g);
   free(h->shared);
+  free(h->shadow); /* the race checks' shadow (sim_check_race.c) */
   free(h);
 }
 
