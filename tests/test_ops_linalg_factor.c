@@ -228,6 +228,28 @@ static void test_qr(rs_context *ctx) {
   tl_release(2, a, r);
 }
 
+/* A complete Q (m > n) in memory that held NaN before: LAPACKE checks orgqr's whole input
+ * for NaN, and the columns past n were left as the memory was (the host path failed now and
+ * then on the H200, "QR factorization failed"). The pool hands the NaN blocks back. */
+static void test_qr_complete_reused_memory(rs_context *ctx) {
+  if (without_lapack()) return;
+  const int64_t sq[2] = {6, 6}, sa[2] = {6, 2};
+  rs_array *junk[8] = {0};
+  for (int i = 0; i < 8; i++) CHECK_OK(rs_full(&junk[i], ctx, RS_MEM_DEVICE, 2, sq, RS_FLOAT64, rs_scalar_float(NAN), NULL));
+  CHECK_OK(rs_context_synchronize(ctx));
+  for (int i = 0; i < 8; i++) rs_array_release(junk[i]);
+  double av[12];
+  for (int i = 0; i < 12; i++) av[i] = (double)((i * 7) % 5) + 0.25 * i;
+  rs_array *ah = NULL, *a = NULL, *q = NULL, *r = NULL, *qr = NULL;
+  CHECK_OK(rs_host_array_wrap(&ah, ctx, av, 2, sa, RS_FLOAT64, NULL));
+  CHECK_OK(rs_to_device(&a, ah, 0, NULL));
+  CHECK_OK(rs_qr(&q, &r, a, 1, NULL));
+  CHECK_OK(rs_matmul(&qr, q, r, NULL));
+  CHECK_CLOSE_ARR(qr, a, 1e-12, 1e-12);
+  rs_array *arrs[5] = {ah, a, q, r, qr};
+  for (int i = 0; i < 5; i++) rs_array_release(arrs[i]);
+}
+
 static void test_det_inv(rs_context *ctx) {
   if (without_lapack()) return;
   ew_suite *s = suite_new();
@@ -400,7 +422,7 @@ static void test_factor_empty_and_views(rs_context *ctx) {
   CHECK(bad == 0);
 }
 
-static const rs_test_case tests[] = {RS_TEST(test_cholesky), RS_TEST(test_eigh), RS_TEST(test_qr),
+static const rs_test_case tests[] = {RS_TEST(test_cholesky), RS_TEST(test_eigh), RS_TEST(test_qr), RS_TEST(test_qr_complete_reused_memory),
                                      RS_TEST(test_det_inv), RS_TEST(test_factor_bad),
                                      RS_TEST(test_factor_empty_and_views), RS_TEST(test_batched_closed_forms),
                                      RS_TEST(test_without_lapack)};

@@ -146,6 +146,9 @@ void rs_native_factor(const rs_factor_plan *p, void *scratch) {
         r = RS_LAPACK4(dt, geqrf, LAPACK_COL_MAJOR, m, n, a, m, tau);
         if (r == 0) {
           memcpy(qm, a, (size_t)m * (size_t)k * item);
+          /* A complete Q's columns past k are orgqr's to make, but LAPACKE checks its whole
+           * input for NaN first: fresh memory there failed the call now and then. */
+          if (qcols > k) memset(qm + (size_t)m * (size_t)k * item, 0, (size_t)m * (size_t)(qcols - k) * item);
           r = orgqr(dt, m, qcols, k, qm, m, tau);
         }
         rs_native_zero_triangle(dt, a, m, n, p->option ? m : k, 0);
