@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/host_copy.h"
 #include "core/objects.h"
 #include "core/thread_pool.h"
 #include "transfer/staging.h"
@@ -137,7 +138,7 @@ static rs_status rs_lane_h2d(rs_staged_job *j, rs_staging_lane *l, int lane, int
   int b = 0;
   for (size_t p = (size_t)lane; p < j->pieces && !atomic_load(&j->failed); p += (size_t)lanes, b ^= 1) {
     RS_TRY(rs_lane_free(j->ctx, l, b));
-    memcpy(l->bufs[b], j->src + p * j->piece, rs_piece_len(j, p));
+    rs_host_copy_streaming(l->bufs[b], j->src + p * j->piece, rs_piece_len(j, p));
     RS_TRY(rs_lane_dma(j, l, b, p));
   }
   return RS_OK;
@@ -153,7 +154,7 @@ static rs_status rs_lane_d2h(rs_staged_job *j, rs_staging_lane *l, int lane, int
   for (int b = 0; p < j->pieces && !atomic_load(&j->failed); p += (size_t)lanes, b ^= 1) {
     if (p + (size_t)lanes < j->pieces) RS_TRY(rs_lane_dma(j, l, b ^ 1, p + (size_t)lanes));
     RS_TRY(rs_lane_free(j->ctx, l, b));
-    memcpy(j->dst + p * j->piece, l->bufs[b], rs_piece_len(j, p));
+    rs_host_copy_streaming(j->dst + p * j->piece, l->bufs[b], rs_piece_len(j, p));
   }
   return RS_OK;
 }
@@ -201,7 +202,7 @@ static void rs_host_lane(int lane, void *arg) {
   /* Shares in whole cache lines, the last lane takes the rest. */
   size_t share = h->bytes / (size_t)h->lanes / 64 * 64;
   size_t off = (size_t)lane * share, len = lane == h->lanes - 1 ? h->bytes - off : share;
-  if (len) memcpy(h->dst + off, h->src + off, len);
+  if (len) rs_host_copy_streaming(h->dst + off, h->src + off, len);
 }
 
 void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes) {
@@ -211,7 +212,7 @@ void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t by
     rs_host_job h = {dst, src, bytes, s->lanes};
     rs_crew_run(&s->crew, rs_host_lane, &h);
   } else {
-    memcpy(dst, src, bytes);
+    rs_host_copy_streaming(dst, src, bytes);
   }
   pthread_mutex_unlock(&s->lock);
 }
