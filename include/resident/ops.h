@@ -305,8 +305,10 @@ RS_API rs_status rs_where_into(rs_array *dst, const rs_array *cond, const rs_arr
 RS_API rs_status rs_astype(rs_array **out, const rs_array *a, rs_dtype dtype, rs_stream *stream);
 RS_API rs_status rs_astype_into(rs_array *dst, const rs_array *a, rs_dtype dtype, rs_stream *stream);
 
-/* A copy (same dtype) - C order for a new array. Unlike rs_array_copy, rs_copy_into
- * broadcasts a into dst (np.copyto) and casts under "same_kind". */
+/* A copy (same dtype). A new array is in C order, or in F order when a is F-contiguous (as
+ * every elementwise result: NumPy's order "K" for those two layouts). Unlike
+ * rs_array_copy, rs_copy_into broadcasts a into dst (np.copyto) and casts under
+ * "same_kind". */
 RS_API rs_status rs_copy(rs_array **out, const rs_array *a, rs_stream *stream);
 RS_API rs_status rs_copy_into(rs_array *dst, const rs_array *a, rs_stream *stream);
 

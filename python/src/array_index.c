@@ -183,6 +183,7 @@ fail:
 
 static PyObject *array_getitem(RsArray *self, PyObject *key) {
   if (rs_py_fancy_key(key)) return rs_py_fancy_get(self, key); /* integer array or bool mask */
+  if (rs_py_tuple_fancy_key(key)) return rs_py_tuple_fancy_get(self, key); /* x[i, j] */
   return rs_py_index_view(self, key);
 }
 
@@ -193,6 +194,7 @@ static int array_setitem(RsArray *self, PyObject *key, PyObject *value) {
     return -1;
   }
   if (rs_py_fancy_key(key)) return rs_py_fancy_set(self, key, value); /* integer array or bool mask */
+  if (rs_py_tuple_fancy_key(key)) return rs_py_tuple_fancy_set(self, key, value); /* x[i, j] = v */
   RsArray *v = (RsArray *)rs_py_index_view(self, key);
   if (!v) return -1;
   int rc = rs_py_assign(v->a, value);

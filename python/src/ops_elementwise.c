@@ -303,7 +303,7 @@ static PyObject *m_fill(PyObject *self, PyObject *value) {
 PyMethodDef rs_py_ew_methods[] = {
     {"astype", RS_KW_ m_astype, METH_VARARGS | METH_KEYWORDS,
      "astype(dtype, copy=True, *, out=None) -> a converted array, where this one lives."},
-    {"copy", (PyCFunction)m_copy, METH_NOARGS, "copy() -> a C-order copy in the same memory kind."},
+    {"copy", (PyCFunction)m_copy, METH_NOARGS, "copy() -> a copy in the same memory kind (C order, or F order for an F-contiguous array)."},
     {"fill", (PyCFunction)m_fill, METH_O, "fill(value): set every element."},
     {NULL, NULL, 0, NULL}};
 

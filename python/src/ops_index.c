@@ -13,6 +13,45 @@ int rs_py_fancy_key(PyObject *key) {
   return PyObject_CheckBuffer(key) || PyObject_HasAttrString(key, "__array_interface__");
 }
 
+/* A tuple key with an integer array (or list, or NumPy array) among its items: the
+ * standard's multi-axis integer indexing, composed in Python from take and put
+ * (resident/_index.py). */
+int rs_py_tuple_fancy_key(PyObject *key) {
+  if (!PyTuple_Check(key)) return 0;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++)
+    if (rs_py_fancy_key(PyTuple_GET_ITEM(key, i))) return 1;
+  return 0;
+}
+
+static PyObject *call_index_helper(const char *name, PyObject *args) {
+  PyObject *mod = PyImport_ImportModule("resident._index");
+  if (!mod) return NULL;
+  PyObject *fn = PyObject_GetAttrString(mod, name);
+  Py_DECREF(mod);
+  if (!fn) return NULL;
+  PyObject *res = PyObject_CallObject(fn, args);
+  Py_DECREF(fn);
+  return res;
+}
+
+PyObject *rs_py_tuple_fancy_get(RsArray *self, PyObject *key) {
+  PyObject *args = Py_BuildValue("(OO)", (PyObject *)self, key);
+  if (!args) return NULL;
+  PyObject *res = call_index_helper("_tuple_getitem", args);
+  Py_DECREF(args);
+  return res;
+}
+
+int rs_py_tuple_fancy_set(RsArray *self, PyObject *key, PyObject *value) {
+  PyObject *args = Py_BuildValue("(OOO)", (PyObject *)self, key, value);
+  if (!args) return -1;
+  PyObject *res = call_index_helper("_tuple_setitem", args);
+  Py_DECREF(args);
+  if (!res) return -1;
+  Py_DECREF(res);
+  return 0;
+}
+
 /* A bool mask of x's shape or leading shape, or integer indices along axis 0. */
 PyObject *rs_py_fancy_get(RsArray *self, PyObject *key) {
   rs_array *k = NULL, *res = NULL;

@@ -100,5 +100,8 @@ extern PyMethodDef rs_py_index_functions[];
 int rs_py_fancy_key(PyObject *key);
 PyObject *rs_py_fancy_get(RsArray *self, PyObject *key);
 int rs_py_fancy_set(RsArray *self, PyObject *key, PyObject *value);
+int rs_py_tuple_fancy_key(PyObject *key);
+PyObject *rs_py_tuple_fancy_get(RsArray *self, PyObject *key);
+int rs_py_tuple_fancy_set(RsArray *self, PyObject *key, PyObject *value);
 
 #endif

@@ -57,6 +57,62 @@ def test_integer_and_mask_keys(rng):
     same(x, b)
 
 
+def test_tuple_of_integer_arrays(rng):
+    """The standard's multi-axis integer indexing: x[i, j] with arrays broadcast together,
+    Python ints among them, fewer indices than axes, negative indices, non-contiguous x."""
+    a = rng.normal(size=(5, 6, 7))
+    x = rs.asarray(a)
+    i = rng.integers(-5, 5, (3, 4))
+    j = rng.integers(-6, 6, (4,))
+    same(x[rs.asarray(i), rs.asarray(j)], a[i, j])
+    same(x[rs.asarray(i), rs.asarray(j), 2], a[i, j, 2])
+    same(x[[0, 4], [1, -1]], a[[0, 4], [1, -1]])
+    same(x[np.array([1, 2]), 3], a[np.array([1, 2]), 3])
+    t = x.T  # a view whose leading axes cannot be flattened in place
+    same(t[rs.asarray(j), rs.asarray(i[:, :1])], a.T[j, i[:, :1]])
+    ints = rs.asarray(rng.integers(0, 100, (4, 5)).astype(np.int32))
+    same(ints[[3, 0], [4, 1]], ints.get()[[3, 0], [4, 1]])
+
+
+def test_tuple_of_integer_arrays_write(rng):
+    a = rng.normal(size=(5, 6))
+    x = rs.asarray(a)
+    i, j = np.array([0, 4, -1]), np.array([5, 0, 2])
+    b = a.copy()
+    b[i, j] = 9.0
+    x[rs.asarray(i), rs.asarray(j)] = 9.0
+    same(x, b)
+    b[i, j] = np.array([1.0, 2.0, 3.0])
+    x[i, j] = rs.asarray(np.array([1.0, 2.0, 3.0]))
+    same(x, b)
+    full = rng.normal(size=(4, 6))
+    xt = rs.asarray(full.T.copy()).T  # non-contiguous target: written through a copy
+    e = full.copy()
+    e[[1, 3], [0, 5]] = -2.0
+    xt[[1, 3], [0, 5]] = -2.0
+    same(xt, e)
+
+
+def test_tuple_of_integer_arrays_bad_keys():
+    a = np.arange(12.0).reshape(3, 4)
+    x = rs.asarray(a)
+    with pytest.raises(IndexError, match="out of bounds for axis 1 with size 4"):
+        x[[0, 1], [1, 4]]
+    with pytest.raises(IndexError, match="out of bounds for axis 0"):
+        x[[-4], [0]] = 1.0
+    same(x, a)  # nothing written
+    with pytest.raises(IndexError, match="slices"):
+        x[[0, 1], 1:3]
+    with pytest.raises(IndexError, match="integer type"):
+        x[[0, 1], rs.asarray(np.array([0.5, 1.0]))]
+    with pytest.raises(IndexError, match="boolean"):
+        x[[0, 1], rs.asarray(np.array([True, False, True, True]))]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[[0], [0], [0]]
+    with pytest.raises(ValueError):
+        x[rs.asarray(np.array([0, 1])), rs.asarray(np.array([0, 1, 2]))]  # shapes do not broadcast
+
+
 def test_nonzero_count_nonzero(rng):
     a = rng.integers(-1, 2, (5, 6)).astype(np.float32)
     a[0, 0] = np.nan
