@@ -10,6 +10,7 @@
 #include "memory/buffer.h"
 #include "native/native.h"
 #include "stream/default_streams.h"
+#include "stream/stream.h"
 #include "transfer/staging.h"
 
 /* A context and the state of the layers that live as long as it, in one allocation:
@@ -204,6 +205,7 @@ static void rs_context_teardown(rs_context *ctx) {
   rs_slab_each_live(&ctx->graphs, rs_free_live_graph, ctx);
   /* After the last buffer: the caches go back to the device before the backend closes. */
   rs_memory_destroy(ctx);
+  rs_stream_spares_destroy(ctx);
   rs_staging_destroy(ctx);
   rs_ledger_destroy(ctx);
   rs_guard_destroy(ctx);

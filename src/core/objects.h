@@ -73,6 +73,8 @@ struct rs_graph {
   rs_capture contents; /* what one replay does (counts only; active stays 0) */
 };
 
+#define RS_SPARE_STREAMS 8
+
 struct rs_context {
   const struct rs_backend_vtable *vt;
   struct rs_backend *be;
@@ -88,6 +90,9 @@ struct rs_context {
   struct rs_ledger *ledger;   /* src/ledger */
   struct rs_guard *guard;     /* src/ledger */
   struct rs_staging *staging; /* pinned buffers for pageable copies (src/transfer/staging.c) */
+  /* Native streams kept for the library's own short-lived users (a streamed run's slots),
+   * so that a run neither creates nor destroys streams (src/stream/stream_spare.c). */
+  _Atomic(void *) spare_streams[RS_SPARE_STREAMS];
   _Atomic int ncaptures;      /* captures open now: 0 makes rs_capture_of one load */
   rs_capture captures[RS_MAX_CAPTURES];
 };

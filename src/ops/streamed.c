@@ -9,6 +9,7 @@
 #include "ledger/ledger_hooks.h"
 #include "memory/buffer.h"
 #include "ops/streamed_internal.h"
+#include "stream/stream.h"
 #include "transfer/copy.h"
 #include "transfer/staging.h"
 
@@ -47,7 +48,7 @@ static void slot_free_buffers(rs_streamed_slot *s) {
 
 rs_status rs_streamed_slot_ensure(rs_streamed_run_state *r, rs_streamed_slot *s, int64_t rows) {
   if (!s->stream) {
-    RS_TRY(rs_stream_create(&s->stream, r->ctx, RS_STREAM_NON_BLOCKING));
+    RS_TRY(rs_stream_borrow(&s->stream, r->ctx)); /* kept by the context between runs */
     s->pending = s->last = -1;
     /* Work the caller queued on the legacy stream before the run (a copy into a pinned
      * src, say) comes first. */

@@ -8,6 +8,7 @@
 #include "ledger/ledger_hooks.h"
 #include "memory/buffer.h"
 #include "ops/streamed_internal.h"
+#include "stream/stream.h"
 
 static const char *const who = "rs_streamed_run";
 
@@ -95,7 +96,7 @@ static void cleanup(rs_streamed_run_state *r) {
     rs_array_release(s->stage_in);
     rs_array_release(s->stage_out);
     rs_event_destroy(s->end);
-    rs_stream_destroy(s->stream);
+    rs_stream_give_back(s->stream);
   }
   for (int64_t i = 0; i < r->ev_cap; i++) rs_event_destroy(r->ev[i]);
   free(r->ev);
