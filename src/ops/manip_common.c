@@ -54,17 +54,20 @@ rs_status rs_manip_begin(rs_manip_out *m, rs_array **io, int n, const rs_array *
  * once), where the elementwise kernel behind rs_copy_into moves one item per thread and
  * reached 57-88% of the copy bandwidth on tile, repeat, roll and flip (bench/manip.py).
  * Casts, broadcasts, host arrays and one buffer on both sides stay with rs_copy_into,
- * and so does a copy that a transfer guard on device-to-device copies would refuse (the
- * op never asked for a copy of its own). */
+ * and so does a copy that a transfer guard on device-to-device copies or a graph capture
+ * would refuse (the op never asked for a copy of its own). */
 rs_status rs_manip_copy(rs_array *dst, const rs_array *src, rs_stream *stream) {
   int plain = dst->dtype == src->dtype && dst->ndim == src->ndim && dst->buf != src->buf && dst->ctx == src->ctx &&
               rs_ops_on_device(dst) && rs_ops_on_device(src);
   for (int k = 0; plain && k < dst->ndim; k++) plain = dst->shape[k] == src->shape[k];
   const rs_copy_cause cause = RS_EXPLICIT("a manipulation op");
   if (plain) {
-    if (rs_guard_precheck(dst->ctx, RS_DIR_D2D, rs_array_nbytes(dst), &cause) == RS_OK)
+    void *native = NULL;
+    if (rs_stream_resolve(dst->ctx, stream, &native, cause.what) == RS_OK &&
+        rs_guard_capture_check(dst->ctx, native, RS_DIR_D2D, 0, &cause) == RS_OK &&
+        rs_guard_precheck(dst->ctx, RS_DIR_D2D, rs_array_nbytes(dst), &cause) == RS_OK)
       return rs_copy_path(dst, src, stream, &cause);
-    rs_clear_error(); /* the guard's refusal is no error here: the kernel does it */
+    rs_clear_error(); /* a refusal of the copy is no error here: the kernel does it */
   }
   return rs_copy_into(dst, src, stream);
 }

@@ -18,6 +18,14 @@
 #include "backend/cuda/cuda_copy_plan.h"
 #include "backend/cuda/cuda_fastdiv.cuh"
 
+// The per-thread code is host-callable too, so that a host loop can stand in for the
+// grid where no GPU is; only nvcc's device pass knows the unroll pragma.
+#ifdef __CUDA_ARCH__
+#define RS_UNROLL _Pragma("unroll")
+#else
+#define RS_UNROLL
+#endif
+
 namespace {
 
 constexpr int kBlock = 256;
@@ -49,7 +57,7 @@ union Word {
 
 // The 16 bytes of dst items i..i+V-1, whose source starts at s.
 template <typename T>
-__device__ __forceinline__ uint4 gather(const char *s, int64_t step) {
+__host__ __device__ __forceinline__ uint4 gather(const char *s, int64_t step) {
   constexpr int V = static_cast<int>(kWord / sizeof(T));
   constexpr int64_t kT = static_cast<int64_t>(sizeof(T));
   Word<T> w;
@@ -58,17 +66,17 @@ __device__ __forceinline__ uint4 gather(const char *s, int64_t step) {
   if (V > 1 && step == -kT && ((a - (V - 1) * kT) & (kWord - 1)) == 0) {
     Word<T> in;
     in.v = *reinterpret_cast<const uint4 *>(s - (V - 1) * kT);
-#pragma unroll
+RS_UNROLL
     for (int k = 0; k < V; ++k) w.t[k] = in.t[V - 1 - k];
     return w.v;
   }
   if (step == 0) {
     const T x = *reinterpret_cast<const T *>(s);
-#pragma unroll
+RS_UNROLL
     for (int k = 0; k < V; ++k) w.t[k] = x;
     return w.v;
   }
-#pragma unroll
+RS_UNROLL
   for (int k = 0; k < V; ++k) w.t[k] = *reinterpret_cast<const T *>(s + k * step);
   return w.v;
 }
@@ -76,7 +84,7 @@ __device__ __forceinline__ uint4 gather(const char *s, int64_t step) {
 // Store x at p and at every repetition along the broadcast axes. NR: their number when
 // fixed at compile time (0 or 1), else -1 (read from g; slower, the odometer in memory).
 template <int NR, typename X>
-__device__ __forceinline__ void put(char *p, const X &x, const RowGeometry &g) {
+__host__ __device__ __forceinline__ void put(char *p, const X &x, const RowGeometry &g) {
   *reinterpret_cast<X *>(p) = x;
   if (NR == 0) return;
   if (NR == 1) {
@@ -104,11 +112,11 @@ __device__ __forceinline__ void put(char *p, const X &x, const RowGeometry &g) {
 // The byte offsets of row r in dst and src. NI: the number of index axes when fixed at
 // compile time (1 or 2: unrolled, no local memory), else -1.
 template <int NI>
-__device__ __forceinline__ void row_offsets(const RowGeometry &g, long long r, int64_t &d, int64_t &s) {
+__host__ __device__ __forceinline__ void row_offsets(const RowGeometry &g, long long r, int64_t &d, int64_t &s) {
   const int n = NI > 0 ? NI : g.nidx;
   d = 0;
   s = 0;
-#pragma unroll
+RS_UNROLL
   for (int k = (NI > 0 ? NI : kRsCopyPlanDims) - 1; k >= 1; --k) {
     if (k < n) {
       const long long q = g.div[k](r);
@@ -122,15 +130,15 @@ __device__ __forceinline__ void row_offsets(const RowGeometry &g, long long r, i
   s += r * g.ss[0];
 }
 
+// Words first, first + stride, ... of the copy: what one thread of the grid does.
 template <typename T, int NI, int NR>
-__global__ void __launch_bounds__(kBlock, kBlocksPerSm) row_copy_kernel(RowGeometry g) {
+__host__ __device__ __forceinline__ void row_copy_thread(const RowGeometry &g, unsigned long long first,
+                                                         unsigned long long stride) {
   constexpr int64_t kT = static_cast<int64_t>(sizeof(T));
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-       base < g.total; base += stride * kUnroll) {
+  for (unsigned long long base = first; base < g.total; base += stride * kUnroll) {
     uint4 v[kUnroll];
     char *to[kUnroll];
-#pragma unroll
+RS_UNROLL
     for (int u = 0; u < kUnroll; ++u) {
       to[u] = nullptr;
       const unsigned long long w = base + u * stride;
@@ -153,10 +161,16 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm) row_copy_kernel(RowGeome
           put<NR>(a + x, *reinterpret_cast<const T *>(sr + (x / kT) * g.step), g);
       }
     }
-#pragma unroll
+RS_UNROLL
     for (int u = 0; u < kUnroll; ++u)
       if (to[u]) put<NR>(to[u], v[u], g);
   }
+}
+
+template <typename T, int NI, int NR>
+__global__ void __launch_bounds__(kBlock, kBlocksPerSm) row_copy_kernel(RowGeometry g) {
+  row_copy_thread<T, NI, NR>(g, static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x,
+                             static_cast<unsigned long long>(gridDim.x) * blockDim.x);
 }
 
 // The common shapes get their own instance: one or two index axes, no broadcast axis or
@@ -171,17 +185,13 @@ void launch(const RowGeometry &g, unsigned blocks, cudaStream_t stream) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
-}  // namespace
-
-cudaError_t rs_cuda_copy_rows(const RsCopyPlan &p, int multiprocessors, cudaStream_t stream, bool *used,
-                              unsigned *blocks) {
-  *used = false;
-  *blocks = 0;
+// The row kernel's geometry for p and its grid; false when p's destination is not
+// contiguous along the inner axis (the general kernel's case).
+bool row_geometry(const RsCopyPlan &p, int multiprocessors, RowGeometry &g, unsigned *blocks) {
   const int in = p.ndim - 1;
   const int64_t item = static_cast<int64_t>(p.itemsize);
-  if (p.ndim < 1 || p.ds[in] != item) return cudaSuccess;
+  if (p.ndim < 1 || p.ds[in] != item) return false;
 
-  RowGeometry g;
   std::memset(&g, 0, sizeof g);
   g.dst = p.dst;
   g.src = p.src;
@@ -233,7 +243,17 @@ cudaError_t rs_cuda_copy_rows(const RsCopyPlan &p, int multiprocessors, cudaStre
   const int64_t want = ceil_div(static_cast<int64_t>(g.total), static_cast<int64_t>(kBlock) * kUnroll);
   const int64_t cap = static_cast<int64_t>(multiprocessors > 0 ? multiprocessors : 1) * kBlocksPerSm;
   *blocks = static_cast<unsigned>(want < cap ? want : cap);
-  *used = true;
+  return true;
+}
+
+}  // namespace
+
+cudaError_t rs_cuda_copy_rows(const RsCopyPlan &p, int multiprocessors, cudaStream_t stream, bool *used,
+                              unsigned *blocks) {
+  RowGeometry g;
+  *blocks = 0;
+  *used = row_geometry(p, multiprocessors, g, blocks);
+  if (!*used) return cudaSuccess;
   switch (p.itemsize) {
     case 1: launch<uint8_t>(g, *blocks, stream); break;
     case 2: launch<uint16_t>(g, *blocks, stream); break;
