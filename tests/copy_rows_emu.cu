@@ -40,6 +40,18 @@ int main(int argc, char **argv) {
   std::mt19937_64 rng(argc > 1 ? atoi(argv[1]) : 1);
   int ncases = argc > 2 ? atoi(argv[2]) : 20000;
   auto rnd = [&](int64_t lo, int64_t hi) { return lo + (int64_t)(rng() % (uint64_t)(hi - lo + 1)); };
+  // the GPU's multiply-high division of rows (host code takes the plain one): the same
+  // quotients for random divisors and indices below 2^32
+  for (int i = 0; i < 200000; ++i) {
+    const long long n = rnd(0, 3) == 0 ? rnd(1, 40) : rnd(1, 0xffffffffLL);
+    const RsRowOf r = RsRowOf::make(n, 0xffffffffLL);
+    const unsigned x = (unsigned)rng(), t = (unsigned)(((unsigned long long)r.m * x) >> 32);
+    const long long q = (long long)((t + ((x - t) >> r.s1)) >> r.s2);
+    if (!r.fast || q != (long long)x / n) {
+      printf("RsRowOf: %u / %lld gives %lld\n", x, n, q);
+      return 1;
+    }
+  }
   int emulated = 0, hoisted = 0, fails = 0;
   for (int cs = 0; cs < ncases; ++cs) {
     rs_strided_copy c;
@@ -52,6 +64,14 @@ int main(int argc, char **argv) {
       int64_t r = rnd(0, 99);
       c.shape[k] = r < 3 ? rnd(0, 1) : r < 80 ? rnd(1, 9) : r < 95 ? rnd(10, 70) : rnd(100, 3000);
       total *= c.shape[k];
+    }
+    int bdim = -1;
+    if (c.ndim >= 2 && rnd(0, 3) == 0) {  // a long row and a short broadcast axis: tile's shape,
+      c.shape[c.ndim - 1] = rnd(2000, 9000);  // looped in the thread where 1 or 2 SMs are
+      bdim = (int)rnd(0, c.ndim - 2);
+      c.shape[bdim] = rnd(2, 5);
+      total = 1;
+      for (int k = 0; k < c.ndim; ++k) total *= c.shape[k];
     }
     if (total > 300000) continue;
     // dst: C-contiguous in a random permutation of axes, maybe reversed, maybe a step
@@ -74,6 +94,7 @@ int main(int argc, char **argv) {
       c.src_strides[k] = r < 2 ? 0 : st * (r < 4 ? -1 : 1);
       st *= (c.shape[k] > 0 ? c.shape[k] : 1) + (rnd(0, 5) == 0 ? 1 : 0);
     }
+    if (bdim >= 0) c.src_strides[bdim] = 0;
     // reach of each view
     auto reach = [&](const int64_t *s, int64_t &lo, int64_t &hi) {
       lo = 0; hi = 0;
