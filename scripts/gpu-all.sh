@@ -99,7 +99,7 @@ if [ "$PHASE" = manip ]; then
   cmake --build "$B" -j "$(nproc)" > "$OUT/build-manip.log" 2>&1 || { grep -E 'error' "$OUT/build-manip.log" | head -n 30; exit 1; }
   {
     echo "== ctest (cuda): manip, elementwise, types, bad input =="
-    ctest --test-dir "$B" -L cuda -R 'test_(ops_manip|ops_elementwise|ops_types|bad_input_all)' --output-on-failure --timeout 400
+    ctest --test-dir "$B" -L cuda -R 'test_(ops_manip|ops_elementwise|ops_types|bad_input_all|copy_layouts)' --output-on-failure --timeout 400
     echo "== pytest test_manip.py and the ufunc tests, cuda backend =="
     WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh -k 'manip or ufunc' -rs
     echo "== bench/manip.py =="

@@ -1,5 +1,6 @@
-/* concat, stack, flip and roll: each a few copies through rs_copy_into (the one strided
- * copy, a generated kernel on the GPU) between views of the inputs and of the result. */
+/* concat, stack, flip and roll: each a few copies through rs_manip_copy (the backend's
+ * strided copy, or rs_copy_into for a cast or a broadcast) between views of the inputs
+ * and of the result. */
 #include <string.h>
 #include "core/checked.h"
 #include "core/dtype_rules.h"
@@ -67,7 +68,7 @@ static rs_status concat(rs_array **io, int n, const rs_array *const *arrays, int
       rs_array_release(part);
       part = shaped;
     }
-    if (st == RS_OK && len > 0) st = rs_copy_into(part, a, stream);
+    if (st == RS_OK && len > 0) st = rs_manip_copy(part, a, stream);
     rs_array_release(part);
     off += len;
   }
@@ -91,7 +92,7 @@ static rs_status stack(rs_array **io, int n, const rs_array *const *arrays, int 
     rs_array *part = NULL, *slot = NULL;
     st = rs_manip_range(&part, m.target, axis, i, 1);
     if (st == RS_OK) st = rs_array_squeeze(&slot, part, axis);
-    if (st == RS_OK) st = rs_copy_into(slot, arrays[i], stream);
+    if (st == RS_OK) st = rs_manip_copy(slot, arrays[i], stream);
     rs_array_release(slot);
     rs_array_release(part);
   }
@@ -121,7 +122,7 @@ static rs_status flip(rs_array **io, const rs_array *a, int naxes, const int *ax
   RS_TRY(rs_manip_begin(&m, io, 1, &a, a->ndim, a->shape, a->dtype, 0, stream, who));
   rs_array *rev = NULL;
   rs_status st = rs_manip_view(&rev, a, a->ndim, a->shape, strides, off);
-  if (st == RS_OK && !empty) st = rs_copy_into(m.target, rev, stream);
+  if (st == RS_OK && !empty) st = rs_manip_copy(m.target, rev, stream);
   rs_array_release(rev);
   return rs_manip_end(&m, st);
 }
@@ -139,7 +140,7 @@ static rs_status roll_blocks(rs_array *dst, const rs_array *src, const int64_t *
   int nd = src->ndim, rolled[RS_MAX_DIMS], r = 0;
   for (int k = 0; k < nd; k++)
     if (shift[k] != 0) rolled[r++] = k;
-  if (r == 0) return rs_copy_into(dst, src, stream);
+  if (r == 0) return rs_manip_copy(dst, src, stream);
   rs_status st = RS_OK;
   for (uint64_t mask = 0; mask < (1ull << r) && st == RS_OK; mask++) {
     int64_t s0[RS_MAX_DIMS] = {0}, d0[RS_MAX_DIMS] = {0}, cnt[RS_MAX_DIMS];
@@ -159,7 +160,7 @@ static rs_status roll_blocks(rs_array *dst, const rs_array *src, const int64_t *
     rs_array *sv = NULL, *dv = NULL;
     st = block(&sv, src, s0, cnt);
     if (st == RS_OK) st = block(&dv, dst, d0, cnt);
-    if (st == RS_OK) st = rs_copy_into(dv, sv, stream);
+    if (st == RS_OK) st = rs_manip_copy(dv, sv, stream);
     rs_array_release(sv);
     rs_array_release(dv);
   }

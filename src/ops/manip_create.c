@@ -55,7 +55,7 @@ static rs_status meshgrid(rs_array **io, int n, const rs_array *const *arrays, r
     if (st != RS_OK) break;
     rs_array *src = NULL;
     st = rs_manip_view(&src, arrays[i], n, shape, strides, 0);
-    if (st == RS_OK && rs_array_size(m.target) > 0) st = rs_copy_into(m.target, src, stream);
+    if (st == RS_OK && rs_array_size(m.target) > 0) st = rs_manip_copy(m.target, src, stream);
     rs_array_release(src);
     st = rs_manip_end(&m, st);
   }

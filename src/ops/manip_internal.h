@@ -37,7 +37,11 @@ rs_status rs_manip_view(rs_array **out, const rs_array *a, int ndim, const int64
 /* dst[.., start:start+count, ..] along axis (a view). */
 rs_status rs_manip_range(rs_array **out, const rs_array *a, int axis, int64_t start, int64_t count);
 
-/* Copy src (broadcast, cast "same_kind") into dst, both released after (either may be
+/* Copy src (broadcast, cast "same_kind") into dst: rs_copy_into, or the copy path's
+ * strided copy where it is a plain move between device arrays. */
+rs_status rs_manip_copy(rs_array *dst, const rs_array *src, rs_stream *stream);
+
+/* The same (rs_manip_copy) with dst and src released after (either may be
  * NULL when making it failed; st is then returned as it is). */
 rs_status rs_manip_copy_release(rs_array *dst, rs_array *src, rs_status st, rs_stream *stream);
 

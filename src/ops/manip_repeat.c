@@ -36,7 +36,7 @@ static rs_status repeat_run(rs_array *dst, const rs_array *src, int axis, int64_
   if (st == RS_OK) st = rs_manip_range(&spart, src, axis, i0, count);
   if (st == RS_OK) st = split_axis(&dv, dpart, axis, count, times, 0);
   if (st == RS_OK) st = split_axis(&sv, spart, axis, count, times, 1);
-  if (st == RS_OK) st = rs_copy_into(dv, sv, stream);
+  if (st == RS_OK) st = rs_manip_copy(dv, sv, stream);
   rs_array_release(dpart);
   rs_array_release(spart);
   rs_array_release(dv);

@@ -1,8 +1,10 @@
-// Data movement on the CUDA backend: flat copies, memset, and the strided-copy kernel.
+// Data movement on the CUDA backend: flat copies, memset, and the strided copy (planned
+// in cuda_copy_plan.cu; a destination contiguous along its inner axis goes to the row
+// kernel of cuda_copy_rows.cu, any other layout to the general kernel here).
 #include <cstdint>
 #include <cstring>
 #include <cuda_runtime.h>
-#include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/cuda_copy_plan.h"
 #include "core/checked.h"
 
 // Flat copies use cudaMemcpyDefault rather than a kind derived from rs_copy_dir. With UVA
@@ -36,8 +38,7 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kBlocksPerSm = 2048 / kBlock;  // enough resident threads to hide latency
-// Splitting a misaligned item into smaller pieces can add one dimension.
-constexpr int kPlanDims = RS_MAX_DIMS + 1;
+constexpr int kPlanDims = kRsCopyPlanDims;
 
 // U indexes elements, S holds signed byte offsets; both 32-bit when the copy allows.
 template <int N, typename U, typename S>
@@ -82,145 +83,8 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// The copy after normalisation; dims run outermost first.
-struct Plan {
-  char *dst;
-  const char *src;
-  size_t itemsize;
-  int ndim;
-  int64_t count;
-  int64_t shape[kPlanDims];
-  int64_t ds[kPlanDims];
-  int64_t ss[kPlanDims];
-};
-
-int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
-
-uintptr_t alignment_bits(const Plan &p, int skip) {
-  uintptr_t bits = reinterpret_cast<uintptr_t>(p.dst) | reinterpret_cast<uintptr_t>(p.src);
-  for (int k = 0; k < p.ndim; ++k)
-    if (k != skip) bits |= static_cast<uintptr_t>(abs64(p.ds[k]) | abs64(p.ss[k]));
-  return bits;
-}
-
-// Byte reach of one view: sum of (shape-1)*|stride|; false on overflow.
-bool span_of(const Plan &p, const int64_t *strides, int64_t *out) {
-  int64_t total = 0;
-  for (int k = 0; k < p.ndim; ++k) {
-    int64_t part;
-    if (rs_mul_i64(p.shape[k] - 1, abs64(strides[k]), &part) || rs_add_i64(total, part, &total))
-      return false;
-  }
-  *out = total;
-  return true;
-}
-
-// Build the smallest equivalent copy: drop unit dims, make dst strides positive, split
-// items the pointers are not aligned for, order dims by dst stride so writes coalesce,
-// fuse dims contiguous in both views, widen a contiguous inner run to bigger words.
-rs_status make_plan(const rs_strided_copy *c, Plan &p) {
-  p.dst = static_cast<char *>(c->dst);
-  p.src = static_cast<const char *>(c->src);
-  p.itemsize = c->itemsize;
-  p.ndim = 0;
-  p.count = 1;
-  for (int k = 0; k < c->ndim; ++k) {
-    const int64_t n = c->shape[k];
-    if (n < 0) return rs_fail(RS_ERR_SHAPE, "copy_strided_async: shape[%d] = %lld is negative", k, (long long)n);
-    if (rs_mul_i64(p.count, n, &p.count))
-      return rs_fail(RS_ERR_OVERFLOW, "copy_strided_async: element count overflows int64");
-  }
-  if (p.count == 0) return RS_OK;
-  for (int k = 0; k < c->ndim; ++k) {
-    int64_t n = c->shape[k], d = c->dst_strides[k], s = c->src_strides[k];
-    if (n == 1) continue;
-    if (d == 0)
-      return rs_fail(RS_ERR_INVALID_ARGUMENT,
-                     "copy_strided_async: dst stride 0 on axis %d of length %lld writes one "
-                     "element many times",
-                     k, (long long)n);
-    if (d < 0) {  // walk the axis backwards in both views: same pairs, positive dst stride
-      p.dst += (n - 1) * d;
-      p.src += (n - 1) * s;
-      d = -d;
-      s = -s;
-    }
-    p.shape[p.ndim] = n;
-    p.ds[p.ndim] = d;
-    p.ss[p.ndim] = s;
-    ++p.ndim;
-  }
-  int64_t span;
-  if (!span_of(p, p.ds, &span) || !span_of(p, p.ss, &span))
-    return rs_fail(RS_ERR_OVERFLOW, "copy_strided_async: strides reach beyond 2^63 bytes");
-
-  size_t align = p.itemsize;
-  const uintptr_t bits = alignment_bits(p, -1);
-  while (bits & (align - 1)) align >>= 1;
-  if (align < p.itemsize) {
-    p.shape[p.ndim] = static_cast<int64_t>(p.itemsize / align);
-    p.ds[p.ndim] = p.ss[p.ndim] = static_cast<int64_t>(align);
-    ++p.ndim;
-    p.count *= static_cast<int64_t>(p.itemsize / align);
-    p.itemsize = align;
-  }
-
-  for (int k = 1; k < p.ndim; ++k) {  // insertion sort: few dims, stable
-    const int64_t n = p.shape[k], d = p.ds[k], s = p.ss[k];
-    int j = k - 1;
-    while (j >= 0 && (p.ds[j] < d || (p.ds[j] == d && abs64(p.ss[j]) < abs64(s)))) {
-      p.shape[j + 1] = p.shape[j];
-      p.ds[j + 1] = p.ds[j];
-      p.ss[j + 1] = p.ss[j];
-      --j;
-    }
-    p.shape[j + 1] = n;
-    p.ds[j + 1] = d;
-    p.ss[j + 1] = s;
-  }
-
-  int out = 0;
-  for (int k = 0; k < p.ndim; ++k) {
-    if (out > 0 && rs_stride_follows(p.ds[out - 1], p.ds[k], p.shape[k]) &&
-        rs_stride_follows(p.ss[out - 1], p.ss[k], p.shape[k])) {
-      p.shape[out - 1] *= p.shape[k];
-      p.ds[out - 1] = p.ds[k];
-      p.ss[out - 1] = p.ss[k];
-    } else {
-      p.shape[out] = p.shape[k];
-      p.ds[out] = p.ds[k];
-      p.ss[out] = p.ss[k];
-      ++out;
-    }
-  }
-  p.ndim = out;
-  if (p.ndim == 0) {  // a single element
-    p.ndim = 1;
-    p.shape[0] = 1;
-    p.ds[0] = p.ss[0] = static_cast<int64_t>(p.itemsize);
-  }
-
-  const int in = p.ndim - 1;
-  const int64_t item = static_cast<int64_t>(p.itemsize);
-  if (p.ds[in] == item && p.ss[in] == item) {
-    const int64_t bytes = p.shape[in] * item;
-    const uintptr_t rest = alignment_bits(p, in);
-    for (int64_t w = 16; w > item; w >>= 1) {
-      if (bytes % w == 0 && (rest & static_cast<uintptr_t>(w - 1)) == 0) {
-        p.count = p.count / p.shape[in] * (bytes / w);
-        p.shape[in] = bytes / w;
-        p.ds[in] = p.ss[in] = w;
-        p.itemsize = static_cast<size_t>(w);
-        break;
-      }
-    }
-    if (p.shape[in] == 1 && p.ndim > 1) --p.ndim;  // a row became one word: no axis left
-  }
-  return RS_OK;
-}
-
 template <typename T, typename U, typename S, int N, bool Fixed>
-cudaError_t launch(const Plan &p, unsigned blocks, cudaStream_t stream) {
+cudaError_t launch(const RsCopyPlan &p, unsigned blocks, cudaStream_t stream) {
   Geometry<N, U, S> g;
   std::memset(&g, 0, sizeof g);
   for (int k = 0; k < p.ndim; ++k) {
@@ -234,7 +98,7 @@ cudaError_t launch(const Plan &p, unsigned blocks, cudaStream_t stream) {
 }
 
 template <typename T, typename U, typename S>
-cudaError_t launch_dims(const Plan &p, unsigned blocks, cudaStream_t stream) {
+cudaError_t launch_dims(const RsCopyPlan &p, unsigned blocks, cudaStream_t stream) {
   switch (p.ndim) {
     case 1: return launch<T, U, S, 1, true>(p, blocks, stream);
     case 2: return launch<T, U, S, 2, true>(p, blocks, stream);
@@ -244,7 +108,7 @@ cudaError_t launch_dims(const Plan &p, unsigned blocks, cudaStream_t stream) {
 }
 
 template <typename T>
-cudaError_t launch_item(const Plan &p, bool narrow, unsigned blocks, cudaStream_t stream) {
+cudaError_t launch_item(const RsCopyPlan &p, bool narrow, unsigned blocks, cudaStream_t stream) {
   return narrow ? launch_dims<T, uint32_t, int32_t>(p, blocks, stream)
                 : launch_dims<T, uint64_t, int64_t>(p, blocks, stream);
 }
@@ -258,13 +122,17 @@ extern "C" rs_status rs_cuda_copy_strided_async(rs_backend *b, const rs_strided_
   const size_t is = c->itemsize;
   if (is != 1 && is != 2 && is != 4 && is != 8 && is != 16)
     return rs_fail(RS_ERR_INVALID_ARGUMENT, "copy_strided_async: itemsize %zu (1, 2, 4, 8 or 16)", is);
-  Plan p;
-  RS_TRY(make_plan(c, p));
+  RsCopyPlan p;
+  RS_TRY(rs_cuda_copy_plan(c, p));
   if (p.count == 0) return RS_OK;
   RS_CUDA_ENTER(b);
   cudaStream_t st = static_cast<cudaStream_t>(stream);
 
-  if (p.ndim == 1 && p.ds[0] == static_cast<int64_t>(p.itemsize) && p.ss[0] == p.ds[0]) {
+  // One contiguous run whose two ends share their alignment: the driver's copy is the
+  // fastest there is. Runs misaligned to each other go to the row kernel, which writes
+  // aligned words (cudaMemcpyAsync of such pointers reaches ~75% of the bandwidth).
+  const uintptr_t rel = reinterpret_cast<uintptr_t>(p.dst) ^ reinterpret_cast<uintptr_t>(p.src);
+  if (p.ndim == 1 && p.ds[0] == static_cast<int64_t>(p.itemsize) && p.ss[0] == p.ds[0] && (rel & 15) == 0) {
     const size_t bytes = static_cast<size_t>(p.count) * p.itemsize;
     RS_CUDA_CALL(cudaMemcpyAsync(p.dst, p.src, bytes, cudaMemcpyDefault, st),
                  "copy_strided_async: cudaMemcpyAsync(%p <- %p, %zu contiguous bytes, stream %p)",
@@ -272,16 +140,26 @@ extern "C" rs_status rs_cuda_copy_strided_async(rs_backend *b, const rs_strided_
     return RS_OK;
   }
 
+  (void)cudaGetLastError();  // so the checks below see this launch, not an older call
+  bool used = false;
+  unsigned blocks = 0;
+  cudaError_t err = rs_cuda_copy_rows(p, b->multiprocessors, st, &used, &blocks);
+  if (used) {
+    if (err != cudaSuccess)
+      return rs_cuda_fail(err, "copy_strided_async: row copy kernel <<<%u, 256>>> (%lld items of %zu bytes, "
+                               "%d dims after fusing, stream %p)",
+                          blocks, (long long)p.count, p.itemsize, p.ndim, stream);
+    return RS_OK;
+  }
+
   int64_t dspan = 0, sspan = 0;
-  span_of(p, p.ds, &dspan);
-  span_of(p, p.ss, &sspan);
+  rs_cuda_copy_span(p, p.ds, &dspan);
+  rs_cuda_copy_span(p, p.ss, &sspan);
   const bool narrow = p.count <= INT32_MAX && dspan <= INT32_MAX && sspan <= INT32_MAX;
   const int64_t want = (p.count + kBlock - 1) / kBlock;
   const int64_t cap = static_cast<int64_t>(b->multiprocessors) * kBlocksPerSm;
-  const unsigned blocks = static_cast<unsigned>(want < cap ? want : cap);
+  blocks = static_cast<unsigned>(want < cap ? want : cap);
 
-  (void)cudaGetLastError();  // so the check below sees this launch, not an older call
-  cudaError_t err;
   switch (p.itemsize) {
     case 1: err = launch_item<uint8_t>(p, narrow, blocks, st); break;
     case 2: err = launch_item<uint16_t>(p, narrow, blocks, st); break;

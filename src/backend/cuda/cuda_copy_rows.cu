@@ -1,0 +1,265 @@
+// The row kernel of the strided copy: a plan whose destination is contiguous along the
+// inner axis (every copy into a fresh array: concat, flip, roll, repeat, tile, casts of
+// layout) is written in aligned 16-byte words, whatever the source looks like. Each word
+// is gathered from the source with one 16-byte load where the source is aligned and
+// forward (or backward: the items reversed in registers), one load replicated where the
+// source does not move (repeat), else one load per item; the partial words at a row's
+// ends are written item by item. Why:
+// - writes are whole aligned words whichever way the source is misaligned (roll by an odd
+//   offset, concat along an inner axis), and reads of neighbouring items by neighbouring
+//   threads meet in L1, so DRAM sees each byte once;
+// - outer axes that the source broadcasts (tile) are looped inside the thread when the
+//   rest fills the GPU: the item is read once and stored once per repetition, instead of
+//   re-read from DRAM by a grid that reaches the repetition 100 MB later;
+// - the row of a word comes from a multiply-high division (cuda_fastdiv.cuh), not a
+//   64-bit division per dim per item, and each thread keeps several words in flight
+//   (all loads, then all stores).
+#include <cstring>
+#include "backend/cuda/cuda_copy_plan.h"
+#include "backend/cuda/cuda_fastdiv.cuh"
+
+// The per-thread code is host-callable too, so that a host loop can stand in for the
+// grid where no GPU is; only nvcc's device pass knows the unroll pragma.
+#ifdef __CUDA_ARCH__
+#define RS_UNROLL _Pragma("unroll")
+#else
+#define RS_UNROLL
+#endif
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kBlocksPerSm = 4;  // 1024 threads of <= 64 registers, 4 words each in flight
+constexpr int kUnroll = 4;  // words per thread in flight
+constexpr int64_t kWord = 16;
+
+struct RowGeometry {
+  char *dst;             // first item of the first row
+  const char *src;
+  int64_t row_bytes;     // a row's length in dst (contiguous)
+  int64_t step;          // src bytes between neighbouring items of a row (may be 0 or < 0)
+  long long words;       // words per row, partial ones at the ends included
+  unsigned long long total;  // rows * words
+  RsRowOf row_of;        // word -> row
+  int nidx;              // outer axes enumerated by the grid, outermost first (>= 1)
+  int nrep;              // outer axes the source broadcasts, looped in the thread
+  long long shape[kRsCopyPlanDims];
+  RsRowOf div[kRsCopyPlanDims];  // row -> index along axis k (k >= 1)
+  int64_t ds[kRsCopyPlanDims], ss[kRsCopyPlanDims];
+  int64_t rshape[kRsCopyPlanDims], rds[kRsCopyPlanDims];
+};
+
+template <typename T>
+union Word {
+  uint4 v;
+  T t[kWord / sizeof(T)];
+};
+
+// The 16 bytes of dst items i..i+V-1, whose source starts at s.
+template <typename T>
+__host__ __device__ __forceinline__ uint4 gather(const char *s, int64_t step) {
+  constexpr int V = static_cast<int>(kWord / sizeof(T));
+  constexpr int64_t kT = static_cast<int64_t>(sizeof(T));
+  Word<T> w;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(s);
+  if (step == kT && (a & (kWord - 1)) == 0) return *reinterpret_cast<const uint4 *>(s);
+  if (V > 1 && step == -kT && ((a - (V - 1) * kT) & (kWord - 1)) == 0) {
+    Word<T> in;
+    in.v = *reinterpret_cast<const uint4 *>(s - (V - 1) * kT);
+RS_UNROLL
+    for (int k = 0; k < V; ++k) w.t[k] = in.t[V - 1 - k];
+    return w.v;
+  }
+  if (step == 0) {
+    const T x = *reinterpret_cast<const T *>(s);
+RS_UNROLL
+    for (int k = 0; k < V; ++k) w.t[k] = x;
+    return w.v;
+  }
+RS_UNROLL
+  for (int k = 0; k < V; ++k) w.t[k] = *reinterpret_cast<const T *>(s + k * step);
+  return w.v;
+}
+
+// Store x at p and at every repetition along the broadcast axes. NR: their number when
+// fixed at compile time (0 or 1), else -1 (read from g; slower, the odometer in memory).
+template <int NR, typename X>
+__host__ __device__ __forceinline__ void put(char *p, const X &x, const RowGeometry &g) {
+  *reinterpret_cast<X *>(p) = x;
+  if (NR == 0) return;
+  if (NR == 1) {
+    for (int64_t t = 1; t < g.rshape[0]; ++t) *reinterpret_cast<X *>(p + t * g.rds[0]) = x;
+    return;
+  }
+  if (g.nrep == 0) return;
+  int64_t at[kRsCopyPlanDims];
+  for (int k = 0; k < g.nrep; ++k) at[k] = 0;
+  for (;;) {  // an odometer over the repetitions, the innermost axis fastest
+    int k = g.nrep - 1;
+    for (; k >= 0; --k) {
+      if (++at[k] < g.rshape[k]) {
+        p += g.rds[k];
+        break;
+      }
+      p -= (g.rshape[k] - 1) * g.rds[k];
+      at[k] = 0;
+    }
+    if (k < 0) return;
+    *reinterpret_cast<X *>(p) = x;
+  }
+}
+
+// The byte offsets of row r in dst and src. NI: the number of index axes when fixed at
+// compile time (1 or 2: unrolled, no local memory), else -1.
+template <int NI>
+__host__ __device__ __forceinline__ void row_offsets(const RowGeometry &g, long long r, int64_t &d, int64_t &s) {
+  const int n = NI > 0 ? NI : g.nidx;
+  d = 0;
+  s = 0;
+RS_UNROLL
+  for (int k = (NI > 0 ? NI : kRsCopyPlanDims) - 1; k >= 1; --k) {
+    if (k < n) {
+      const long long q = g.div[k](r);
+      const int64_t i = r - q * g.shape[k];
+      d += i * g.ds[k];
+      s += i * g.ss[k];
+      r = q;
+    }
+  }
+  d += r * g.ds[0];  // the outermost index is what is left
+  s += r * g.ss[0];
+}
+
+// Words first, first + stride, ... of the copy: what one thread of the grid does.
+template <typename T, int NI, int NR>
+__host__ __device__ __forceinline__ void row_copy_thread(const RowGeometry &g, unsigned long long first,
+                                                         unsigned long long stride) {
+  constexpr int64_t kT = static_cast<int64_t>(sizeof(T));
+  for (unsigned long long base = first; base < g.total; base += stride * kUnroll) {
+    uint4 v[kUnroll];
+    char *to[kUnroll];
+RS_UNROLL
+    for (int u = 0; u < kUnroll; ++u) {
+      to[u] = nullptr;
+      const unsigned long long w = base + u * stride;
+      if (w >= g.total) continue;
+      const long long row = g.row_of(static_cast<long long>(w));
+      const int64_t j = static_cast<int64_t>(w) - row * g.words;
+      int64_t d, s;
+      row_offsets<NI>(g, row, d, s);
+      char *a = g.dst + d;
+      const char *sr = g.src + s;
+      // the word's first byte relative to the row's first item (negative: the row
+      // starts inside this word)
+      const int64_t lo = j * kWord - static_cast<int64_t>(reinterpret_cast<uintptr_t>(a) & (kWord - 1));
+      if (lo >= 0 && lo + kWord <= g.row_bytes) {
+        v[u] = gather<T>(sr + (lo / kT) * g.step, g.step);
+        to[u] = a + lo;
+      } else {  // a partial word at a row's end: item by item
+        const int64_t e = lo + kWord < g.row_bytes ? lo + kWord : g.row_bytes;
+        for (int64_t x = lo > 0 ? lo : 0; x < e; x += kT)
+          put<NR>(a + x, *reinterpret_cast<const T *>(sr + (x / kT) * g.step), g);
+      }
+    }
+RS_UNROLL
+    for (int u = 0; u < kUnroll; ++u)
+      if (to[u]) put<NR>(to[u], v[u], g);
+  }
+}
+
+template <typename T, int NI, int NR>
+__global__ void __launch_bounds__(kBlock, kBlocksPerSm) row_copy_kernel(RowGeometry g) {
+  row_copy_thread<T, NI, NR>(g, static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x,
+                             static_cast<unsigned long long>(gridDim.x) * blockDim.x);
+}
+
+// The common shapes get their own instance: one or two index axes, no broadcast axis or
+// one (tile); anything else the general one.
+template <typename T>
+void launch(const RowGeometry &g, unsigned blocks, cudaStream_t stream) {
+  if (g.nidx == 1 && g.nrep == 0) row_copy_kernel<T, 1, 0><<<blocks, kBlock, 0, stream>>>(g);
+  else if (g.nidx == 2 && g.nrep == 0) row_copy_kernel<T, 2, 0><<<blocks, kBlock, 0, stream>>>(g);
+  else if (g.nidx == 1 && g.nrep == 1) row_copy_kernel<T, 1, 1><<<blocks, kBlock, 0, stream>>>(g);
+  else row_copy_kernel<T, -1, -1><<<blocks, kBlock, 0, stream>>>(g);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+// The row kernel's geometry for p and its grid; false when p's destination is not
+// contiguous along the inner axis (the general kernel's case).
+bool row_geometry(const RsCopyPlan &p, int multiprocessors, RowGeometry &g, unsigned *blocks) {
+  const int in = p.ndim - 1;
+  const int64_t item = static_cast<int64_t>(p.itemsize);
+  if (p.ndim < 1 || p.ds[in] != item) return false;
+
+  std::memset(&g, 0, sizeof g);
+  g.dst = p.dst;
+  g.src = p.src;
+  g.row_bytes = p.shape[in] * item;
+  g.step = p.ss[in];
+
+  // Which outer axes the source broadcasts with a whole number of words between
+  // repetitions (so every repetition has the same word layout)?
+  const int64_t wave = static_cast<int64_t>(multiprocessors > 0 ? multiprocessors : 1) * 2048;  // threads
+  int64_t rows_all = 1, rows_kept = 1;
+  uintptr_t bits_all = 0, bits_kept = 0;
+  for (int k = 0; k < in; ++k) {
+    const bool rep = p.ss[k] == 0 && p.ds[k] % kWord == 0;
+    rows_all *= p.shape[k];
+    bits_all |= static_cast<uintptr_t>(p.ds[k]);
+    if (!rep) {
+      rows_kept *= p.shape[k];
+      bits_kept |= static_cast<uintptr_t>(p.ds[k]);
+    }
+  }
+  // Rows whose starts share one alignment have words exactly; others one word of slack.
+  const int64_t head = static_cast<int64_t>(reinterpret_cast<uintptr_t>(p.dst) & (kWord - 1));
+  auto words_of = [&](uintptr_t bits) {
+    return (bits & (kWord - 1)) == 0 ? ceil_div(head + g.row_bytes, kWord) : ceil_div(g.row_bytes, kWord) + 1;
+  };
+  // Loop the broadcast axes in the thread only where the other axes still fill the GPU:
+  // a thread that stores a million repetitions alone would be the whole copy's time.
+  const bool hoist = rows_kept < rows_all && rows_kept * words_of(bits_kept) >= wave;
+  for (int k = 0; k < in; ++k) {
+    if (hoist && p.ss[k] == 0 && p.ds[k] % kWord == 0) {
+      g.rshape[g.nrep] = p.shape[k];
+      g.rds[g.nrep++] = p.ds[k];
+    } else {
+      g.shape[g.nidx] = p.shape[k];
+      g.ds[g.nidx] = p.ds[k];
+      g.ss[g.nidx++] = p.ss[k];
+    }
+  }
+  if (g.nidx == 0) {  // every outer axis looped in the thread: one row, index 0
+    g.shape[0] = 1;
+    g.nidx = 1;
+  }
+  const int64_t rows = hoist ? rows_kept : rows_all;
+  g.words = words_of(hoist ? bits_kept : bits_all);
+  g.total = static_cast<unsigned long long>(rows) * static_cast<unsigned long long>(g.words);
+  g.row_of = RsRowOf::make(g.words, static_cast<long long>(g.total));
+  for (int k = 1; k < g.nidx; ++k) g.div[k] = RsRowOf::make(g.shape[k], rows);
+
+  const int64_t want = ceil_div(static_cast<int64_t>(g.total), static_cast<int64_t>(kBlock) * kUnroll);
+  const int64_t cap = static_cast<int64_t>(multiprocessors > 0 ? multiprocessors : 1) * kBlocksPerSm;
+  *blocks = static_cast<unsigned>(want < cap ? want : cap);
+  return true;
+}
+
+}  // namespace
+
+cudaError_t rs_cuda_copy_rows(const RsCopyPlan &p, int multiprocessors, cudaStream_t stream, bool *used,
+                              unsigned *blocks) {
+  RowGeometry g;
+  *blocks = 0;
+  *used = row_geometry(p, multiprocessors, g, blocks);
+  if (!*used) return cudaSuccess;
+  switch (p.itemsize) {
+    case 1: launch<uint8_t>(g, *blocks, stream); break;
+    case 2: launch<uint16_t>(g, *blocks, stream); break;
+    case 4: launch<uint32_t>(g, *blocks, stream); break;
+    case 8: launch<uint64_t>(g, *blocks, stream); break;
+    default: launch<uint4>(g, *blocks, stream); break;
+  }
+  return cudaGetLastError();
+}
