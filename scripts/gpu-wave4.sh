@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The fourth session's GPU checks, in device calls of under ten minutes each; run from the
+# repository root of a bare machine (each part builds what it needs). Logs under
+# ${OUT:-/tmp/out}, a summary.txt with one line per step.
+#   PART=1   build (this card's architecture, benchmarks on), ctest -L cuda of the whole
+#            suite (the ledger parity of `resident pipeline` and of every example among
+#            them), the planner emulation test, the Python suite on the CUDA backend,
+#            memcheck of the tests of this session's CUDA code (the row copy kernel, the
+#            one-pass moments, the reductions over several axes, the scans)
+#   PART=2   benchmarks beside CuPy and raw CUDA: bench/manip.py, bench/stats.py (and the
+#            raw CUB scan), bench/linalg_ext.py (alternating rounds), bench/streamed,
+#            bench/pageable, bench/sim_checks
+#   PART=12  both, in one call
+#   TESTS=regex  PART=1 runs only the ctest tests matching it (a re-run after a fix)
+set -u -o pipefail
+OUT=${OUT:-/tmp/out}
+PART=${PART:-1}
+B=${BUILD_DIR:-build-gpu}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+t0=$SECONDS
+summary=()
+note() { summary+=("[$((SECONDS - t0)) s] $(printf '%-24s %s' "$1" "$2")"); }
+trap 'printf "%s\n" "${summary[@]}" | tee "$OUT/summary.txt"' EXIT
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '. ')
+if [ ! -f "$B/CMakeCache.txt" ]; then
+  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRESIDENT_CUDA=ON -DRESIDENT_CUDA_ARCHITECTURES="$cc" \
+    -DCMAKE_CUDA_COMPILER="$nvcc" -DRESIDENT_BUILD_BENCH=ON -DRS_TEST_PYTHON="$(command -v python3)" \
+    >"$OUT/configure.log" 2>&1 || { note configure FAILED; tail -n 30 "$OUT/configure.log"; exit 1; }
+fi
+cmake --build "$B" -j "$(nproc)" >"$OUT/build.log" 2>&1 && note build ok ||
+  { note build "FAILED (build.log)"; grep -E 'error' "$OUT/build.log" | head -n 20; exit 1; }
+export RESIDENT_CACHE_DIR
+RESIDENT_CACHE_DIR=$(realpath -m "$B")/kernel-cache
+mkdir -p "$RESIDENT_CACHE_DIR" && chmod 700 "$RESIDENT_CACHE_DIR"
+# The Python extension, built once for both parts.
+WERROR=OFF BUILD=$B PYTHON=python3 timeout 200 bash scripts/python-test.sh -q -k nothing_matches >"$OUT/pybuild.log" 2>&1
+
+if [ "$PART" = 1 ] || [ "$PART" = 12 ]; then
+  sel=()
+  [ -n "${TESTS:-}" ] && sel=(-R "$TESTS")
+  (cd "$B" && timeout 300 ctest --output-on-failure -L cuda -j 8 "${sel[@]}") >"$OUT/ctest-cuda.log" 2>&1
+  note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest-cuda.log" | tail -n 1); $(grep -c '(Skipped)' "$OUT/ctest-cuda.log") skipped"
+  grep -E '\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception' "$OUT/ctest-cuda.log" | head -n 20
+  grep -E '\(Skipped\)|\(Failed\)|\(Timeout\)' "$OUT/ctest-cuda.log" | head -n 20
+  (cd "$B" && timeout 60 ctest --output-on-failure -R 'copy_rows_emu') >"$OUT/ctest-emu.log" 2>&1
+  note "copy_rows_emu" "$(grep -E 'tests passed' "$OUT/ctest-emu.log" | tail -n 1)"
+  if [ -z "${TESTS:-}" ]; then
+    for t in ${MEMCHECK_TESTS:-test_copy_layouts test_ops_manip test_ops_stats test_ops_scan test_ops_reduce test_streamed}; do
+      [ -x "$B/tests/$t" ] || continue
+      (RESIDENT_BACKEND=cuda RESIDENT_UNDER_SANITIZER=memcheck timeout 200 compute-sanitizer --tool memcheck \
+        --report-api-errors no "$B/tests/$t" 2>&1 | grep -E 'ERROR SUMMARY|FAIL|passed' | tail -n 2 | sed "s/^/$t: /" \
+        >"$OUT/memcheck-$t.txt") &
+    done
+    (cd "$B-python" && PYTHONPATH="$PWD" timeout 200 python3 -m pytest -q -rs -p no:cacheprovider ../python/tests) \
+      >"$OUT/pytest-cuda.log" 2>&1
+    note "pytest (cuda)" "$(grep -E '[0-9]+ (passed|failed)' "$OUT/pytest-cuda.log" | tail -n 1)"
+    grep -E '^FAILED|^ERROR' "$OUT/pytest-cuda.log" | head -n 15
+    wait
+    cat "$OUT"/memcheck-*.txt >"$OUT/memcheck.log" 2>/dev/null; rm -f "$OUT"/memcheck-*.txt
+    note memcheck "$(tr '\n' ';' <"$OUT/memcheck.log")"
+  fi
+fi
+
+if [ "$PART" = 2 ] || [ "$PART" = 12 ]; then
+  run() { echo "== ${*:2} =="; timeout "$1" "${@:2}"; echo; }
+  {
+    PYTHONPATH="$PWD/$B-python" run 90 python3 bench/manip.py --mb 512 --repeat 20
+    PYTHONPATH="$PWD/$B-python" run 90 python3 bench/stats.py
+    [ -x "$B/bench/scan_raw" ] && run 60 "$B/bench/scan_raw"
+  } >"$OUT/bench-ops.log" 2>&1
+  note "manip, stats" "$(grep -E 'worst' "$OUT/bench-ops.log" | tr '\n' ' ')"
+  {
+    run 150 python3 bench/linalg_ext.py "$B/bench/linalg_ext" --repeat 7 --rounds 3
+  } >"$OUT/bench-linalg.log" 2>&1
+  note linalg "$(grep -E 'target' "$OUT/bench-linalg.log" | tail -n 1)"
+  {
+    run 120 "$B/bench/streamed" --repeat 7
+    run 60 "$B/bench/pageable" --repeat 7 --max 1024
+    run 60 "$B/bench/sim_checks"
+  } >"$OUT/bench-stream.log" 2>&1
+  note "streamed, pageable" "bench-stream.log"
+fi
+(cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=summary.txt ./*.log 2>/dev/null)
+exit 0
