@@ -1,14 +1,19 @@
 /* Reductions on the GPU. A whole contiguous array of float32/64 or int32/64 summed,
  * averaged or searched for its min/max goes through CUB's DeviceReduce (the fastest there
- * is); everything else - axes, other dtypes and ops, views - through generated kernels:
- * one thread per output when there are many outputs (or few elements each), else blocks
- * of threads per output, splitting long reductions into a fixed number of chunks whose
- * partial results are combined in order (so results do not depend on timing). */
+ * is); everything else - axes, other dtypes and ops, views - through generated kernels.
+ * Where the reduced elements of one output lie in a contiguous run of a warp's width or
+ * more (row reductions): one thread per output when there are many outputs (or few
+ * elements each), else blocks of threads per output. Otherwise - the reduced axes strided
+ * or short, a kept axis innermost (sum over axis 0, or over (0, 2) of a 3-d array) - a
+ * thread per (output, chunk) with consecutive threads on consecutive outputs, so a warp
+ * reads consecutive memory (the column scheme of var/std). Long reductions are split into
+ * a fixed number of chunks whose partial results are combined in order (so results do not
+ * depend on timing). */
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
 #include "core/dtype_rules.h"
 
-enum { MODE_THREAD = 0, MODE_PARTIAL = 1, MODE_BLOCK = 2, MODE_FINAL = 3 };
+enum { MODE_THREAD = 0, MODE_PARTIAL = 1, MODE_BLOCK = 2, MODE_FINAL = 3, MODE_COLS = 4 };
 
 typedef struct red_src {
   const rs_reduce_plan *p;
@@ -74,10 +79,52 @@ static rs_status reduce_cub(rs_backend *b, const rs_reduce_plan *p, void *stream
   return st;
 }
 
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* The column scheme pays off when an output's reduced elements are not a contiguous run of
+ * a warp's width (the reduced axis of smallest stride is strided or shorter than 32) and
+ * consecutive outputs lie close (the innermost kept axis's stride at most 256 bytes: a
+ * warp's 32 outputs within 8 KiB, each thread's own runs in the lines its neighbours
+ * read). */
+static int cols_fit(const rs_reduce_plan *p) {
+  if (p->nkeep < 1 || p->nred < 1) return 0;
+  int inner = 0;
+  for (int k = 1; k < p->nred; k++)
+    if (abs64(p->red_strides[k]) < abs64(p->red_strides[inner])) inner = k;
+  int run = p->red_strides[inner] == (int64_t)rs_dtype_size(p->in_dtype) && p->red_shape[inner] >= 32;
+  return !run && abs64(p->keep_in_strides[p->nkeep - 1]) <= 256;
+}
+
+/* The column scheme: enough threads for the device (about 2^18), chunks of whole runs
+ * along the last reduced axis when they are short, at least 32 elements each. */
+static rs_status reduce_cols(rs_backend *b, const rs_reduce_plan *p, void *stream) {
+  const int64_t want = 1 << 18, last = p->red_shape[p->nred - 1];
+  int64_t splits = (want + p->n_out - 1) / p->n_out, most = (p->n_red + 31) / 32;
+  if (splits > most) splits = most;
+  if (splits < 1) splits = 1;
+  int64_t chunk = (p->n_red + splits - 1) / splits;
+  if (last < chunk) chunk = (chunk + last - 1) / last * last;
+  splits = (p->n_red + chunk - 1) / chunk;
+  if (splits < 1) splits = 1;
+  void *fn = NULL, *fin = NULL, *part = NULL;
+  uint64_t words[8 + 5 * RS_MAX_DIMS];
+  RS_TRY(reduce_kernel(b, p, MODE_COLS, &fn));
+  if (splits > 1) {
+    RS_TRY(reduce_kernel(b, p, MODE_FINAL, &fin));
+    RS_TRY(rs_cuda_ops_scratch(b, (size_t)(p->n_out * splits) * partial_bytes(p), stream, &part));
+  }
+  reduce_params(words, p, part, chunk, splits);
+  rs_status st = launch(fn, rs_cuda_ops_grid(b, p->n_out * splits, 1, 32), words, stream, "reduce (columns)");
+  if (st == RS_OK && fin) st = launch(fin, rs_cuda_ops_grid(b, p->n_out, 1, 32), words, stream, "reduce (final)");
+  if (part) rs_cuda_ops_scratch_free(part, stream);
+  return st;
+}
+
 rs_status rs_cuda_ops_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
   if (p->n_out <= 0) return RS_OK;
   if (cub_eligible(p)) return reduce_cub(b, p, stream);
   RS_TRY(rs_cuda_enter(b));
+  if (cols_fit(p) && p->n_red > 0) return reduce_cols(b, p, stream);
   uint64_t words[8 + 5 * RS_MAX_DIMS];
   int64_t sms = b->multiprocessors > 0 ? b->multiprocessors : 1;
   void *fn = NULL;

@@ -12,6 +12,7 @@
 // Integer sums and products wrap (unsigned arithmetic), as NumPy's.
 #include <cstdint>
 #include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include "backend/cuda/cuda_fastdiv.cuh"
@@ -26,13 +27,29 @@ struct Cx {  // complex64 / complex128 as stored: re, im
   T re, im;
 };
 
+// The scan operators. For real and integer T, CUDA's own functors: CUB recognizes
+// cuda::std::plus (and only it, not an equivalent functor of ours) as a "primitive" op
+// and then takes its tuned sm_90 / sm_100 scan policies - with our own functor it fell
+// back to the default policy, about 60% of copy bandwidth for 100M float32 on the H200.
 template <typename T>
-struct Add {
-  __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a + b; }
+struct AddOf {
+  using type = cuda::std::plus<T>;
 };
 template <typename T>
-struct Mul {
-  __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a * b; }
+struct MulOf {
+  using type = cuda::std::multiplies<T>;
+};
+template <typename T>
+struct Add;
+template <typename T>
+struct Mul;
+template <typename T>
+struct AddOf<Cx<T>> {
+  using type = Add<Cx<T>>;
+};
+template <typename T>
+struct MulOf<Cx<T>> {
+  using type = Mul<Cx<T>>;
 };
 template <typename T>
 struct Add<Cx<T>> {
@@ -161,8 +178,8 @@ rs_status scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
 
 template <typename T>
 rs_status scan_op(rs_backend *b, const rs_scan_plan *p, void *stream) {
-  if (p->op == RS_SCAN_PROD) return scan<T, Mul<T>>(b, p, stream);
-  return scan<T, Add<T>>(b, p, stream);
+  if (p->op == RS_SCAN_PROD) return scan<T, typename MulOf<T>::type>(b, p, stream);
+  return scan<T, typename AddOf<T>::type>(b, p, stream);
 }
 
 }  // namespace
