@@ -5,6 +5,7 @@
 //   cub::DeviceScan::InclusiveScan with a functor of our own doing the same addition
 //     (CUB does not recognize it as "plus" and takes its default policy - what resident
 //     called before)
+// 32-bit item counts, as resident passes for a row below 2^31 elements.
 // GB/s counts the input read and the result written. Build and run (no resident needed):
 //   nvcc -O3 -std=c++17 -arch=native -o cub_scan bench/cub_scan.cu && ./cub_scan [n] [repeat]
 #include <algorithm>
@@ -58,8 +59,8 @@ static double median_ms(F f, int repeat, cudaStream_t s) {
 int main(int argc, char **argv) {
   long long n = argc > 1 ? std::atoll(argv[1]) : 100000000LL;
   int repeat = argc > 2 ? std::atoi(argv[2]) : 50;
-  if (n < 1 || repeat < 1) {
-    std::fprintf(stderr, "usage: cub_scan [n >= 1] [repeat >= 1]\n");
+  if (n < 1 || n > 2147483647LL || repeat < 1) {
+    std::fprintf(stderr, "usage: cub_scan [1 <= n < 2^31] [repeat >= 1]\n");
     return 2;
   }
   cudaStream_t s;
@@ -70,8 +71,8 @@ int main(int argc, char **argv) {
   fill<<<1024, 256, 0, s>>>(x, n);
   CK(cudaGetLastError());
   size_t b1 = 0, b2 = 0;
-  CK(cub::DeviceScan::InclusiveSum(nullptr, b1, x, y, n, s));
-  CK(cub::DeviceScan::InclusiveScan(nullptr, b2, x, y, OwnAdd{}, n, s));
+  CK(cub::DeviceScan::InclusiveSum(nullptr, b1, x, y, (int)n, s));
+  CK(cub::DeviceScan::InclusiveScan(nullptr, b2, x, y, OwnAdd{}, (int)n, s));
   void *tmp = nullptr;
   size_t bytes = std::max(b1, b2);
   CK(cudaMalloc(&tmp, bytes));
@@ -86,13 +87,13 @@ int main(int argc, char **argv) {
   double sum = median_ms(
       [&] {
         size_t b = bytes;
-        CK(cub::DeviceScan::InclusiveSum(tmp, b, x, y, n, s));
+        CK(cub::DeviceScan::InclusiveSum(tmp, b, x, y, (int)n, s));
       },
       repeat, s);
   double own = median_ms(
       [&] {
         size_t b = bytes;
-        CK(cub::DeviceScan::InclusiveScan(tmp, b, x, y, OwnAdd{}, n, s));
+        CK(cub::DeviceScan::InclusiveScan(tmp, b, x, y, OwnAdd{}, (int)n, s));
       },
       repeat, s);
   const double copy_gbs = moved / copy / 1e6;

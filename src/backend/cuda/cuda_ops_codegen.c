@@ -482,7 +482,7 @@ rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
            "          c[k]++;\n          off += p.rst[k];\n          if (c[k] < p.rs[k]) break;\n"
            "          off -= p.rs[k] * p.rst[k];\n          c[k] = 0;\n        }\n"
            "      }\n    }\n"
-           "    if (p.splits == 1) rstore(p.out + oo, a, p.n_red);\n"
+           "    if (!p.part) rstore(p.out + oo, a, p.n_red);\n"
            "    else ((A *)p.part)[o * p.splits + s] = a;\n  }\n}\n",
            RS_CUDA_OPS_BLOCK, nr, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 2);
   } else { /* the partials of mode 1 or 4, in chunk order, to the outputs */

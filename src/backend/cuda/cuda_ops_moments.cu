@@ -52,7 +52,7 @@ __device__ __forceinline__ void fold(W &s, const double *v, int k) {
 #pragma unroll
   for (int u = 0; u < kBatch; u++)
     if (u < k) sum += v[u];
-  const double mean = sum / k;
+  const double mean = k == kBatch ? sum * (1.0 / kBatch) : sum / k;  // no division in full batches
   double m2 = 0;
 #pragma unroll
   for (int u = 0; u < kBatch; u++)

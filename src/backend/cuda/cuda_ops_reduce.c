@@ -96,26 +96,45 @@ static int cols_fit(const rs_reduce_plan *p) {
 }
 
 /* The column scheme: enough threads for the device (about 2^18), chunks of whole runs
- * along the last reduced axis when they are short, at least 32 elements each. */
+ * along the last reduced axis when they are short, at least 32 elements each.
+ * Reduced axes lying inside the innermost kept one (sum over (0, 2) of a 3-d array: the
+ * last axis) become extra outputs of the column pass - each a column of its own, so a
+ * warp reads consecutive elements - and the final pass merges them with the chunks
+ * (at most 64 such elements per output; not for argmin / argmax, whose index is over
+ * all reduced axes). */
 static rs_status reduce_cols(rs_backend *b, const rs_reduce_plan *p, void *stream) {
-  const int64_t want = 1 << 18, last = p->red_shape[p->nred - 1];
-  int64_t splits = (want + p->n_out - 1) / p->n_out, most = (p->n_red + 31) / 32;
+  rs_reduce_plan q = *p;
+  int64_t inner = 1, ks = abs64(p->keep_in_strides[p->nkeep - 1]);
+  int k = p->nred;
+  if (p->op != RS_REDUCE_ARGMIN && p->op != RS_REDUCE_ARGMAX)
+    while (k > 1 && abs64(p->red_strides[k - 1]) < ks && inner * p->red_shape[k - 1] <= 64) inner *= p->red_shape[--k];
+  for (int j = k; j < p->nred; j++) {
+    q.keep_shape[q.nkeep] = p->red_shape[j];
+    q.keep_in_strides[q.nkeep] = p->red_strides[j];
+    q.keep_out_strides[q.nkeep++] = 0; /* partials only */
+  }
+  q.nred = k;
+  q.n_out = p->n_out * inner;
+  q.n_red = p->n_red / inner;
+  const int64_t want = 1 << 18, last = q.red_shape[q.nred - 1];
+  int64_t splits = (want + q.n_out - 1) / q.n_out, most = (q.n_red + 31) / 32;
   if (splits > most) splits = most;
   if (splits < 1) splits = 1;
-  int64_t chunk = (p->n_red + splits - 1) / splits;
+  int64_t chunk = (q.n_red + splits - 1) / splits;
   if (last < chunk) chunk = (chunk + last - 1) / last * last;
-  splits = (p->n_red + chunk - 1) / chunk;
+  splits = (q.n_red + chunk - 1) / chunk;
   if (splits < 1) splits = 1;
   void *fn = NULL, *fin = NULL, *part = NULL;
-  uint64_t words[8 + 5 * RS_MAX_DIMS];
-  RS_TRY(reduce_kernel(b, p, MODE_COLS, &fn));
-  if (splits > 1) {
+  uint64_t words[8 + 5 * RS_MAX_DIMS], fwords[8 + 5 * RS_MAX_DIMS];
+  RS_TRY(reduce_kernel(b, &q, MODE_COLS, &fn));
+  if (splits * inner > 1) { /* partials (q.n_out x splits), merged per output in order */
     RS_TRY(reduce_kernel(b, p, MODE_FINAL, &fin));
-    RS_TRY(rs_cuda_ops_scratch(b, (size_t)(p->n_out * splits) * partial_bytes(p), stream, &part));
+    RS_TRY(rs_cuda_ops_scratch(b, (size_t)(q.n_out * splits) * partial_bytes(p), stream, &part));
   }
-  reduce_params(words, p, part, chunk, splits);
-  rs_status st = launch(fn, rs_cuda_ops_grid(b, p->n_out * splits, 1, 32), words, stream, "reduce (columns)");
-  if (st == RS_OK && fin) st = launch(fin, rs_cuda_ops_grid(b, p->n_out, 1, 32), words, stream, "reduce (final)");
+  reduce_params(words, &q, part, chunk, splits);
+  reduce_params(fwords, p, part, chunk, splits * inner);
+  rs_status st = launch(fn, rs_cuda_ops_grid(b, q.n_out * splits, 1, 32), words, stream, "reduce (columns)");
+  if (st == RS_OK && fin) st = launch(fin, rs_cuda_ops_grid(b, p->n_out, 1, 32), fwords, stream, "reduce (final)");
   if (part) rs_cuda_ops_scratch_free(part, stream);
   return st;
 }

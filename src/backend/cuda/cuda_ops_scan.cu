@@ -146,6 +146,14 @@ rs_status scan_columns(rs_backend *b, const rs_scan_plan *p, void *stream) {
   return RS_OK;
 }
 
+// One row: CUB's single-pass scan, with 32-bit offsets when the row allows (CUB's
+// benchmarked and tuned configuration; 64-bit offsets cost a little index arithmetic).
+template <typename T, typename Op>
+cudaError_t row_scan(void *tmp, size_t &bytes, const T *src, T *dst, long long total, cudaStream_t s) {
+  if (total <= INT32_MAX) return cub::DeviceScan::InclusiveScan(tmp, bytes, src, dst, Op(), (int)total, s);
+  return cub::DeviceScan::InclusiveScan(tmp, bytes, src, dst, Op(), total, s);
+}
+
 template <typename T, typename Op>
 rs_status scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
   if (p->inner > 1) return scan_columns<T, Op>(b, p, stream);
@@ -157,8 +165,7 @@ rs_status scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
   auto keys = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), RsRowOf::make(p->n, total));
   size_t bytes = 0;
   if (p->outer == 1)
-    RS_CUDA_CALL(cub::DeviceScan::InclusiveScan(nullptr, bytes, src, dst, Op(), total, s),
-                 "cub::DeviceScan::InclusiveScan (size query)");
+    RS_CUDA_CALL((row_scan<T, Op>(nullptr, bytes, src, dst, total, s)), "cub::DeviceScan::InclusiveScan (size query)");
   else
     RS_CUDA_CALL(cub::DeviceScan::InclusiveScanByKey(nullptr, bytes, keys, src, dst, Op(), total,
                                                      cuda::std::equal_to<>(), s),
@@ -167,7 +174,7 @@ rs_status scan(rs_backend *b, const rs_scan_plan *p, void *stream) {
   RS_TRY(rs_cuda_ops_scratch(b, bytes, stream, &tmp));
   cudaError_t err;
   if (p->outer == 1)
-    err = cub::DeviceScan::InclusiveScan(tmp, bytes, src, dst, Op(), total, s);
+    err = row_scan<T, Op>(tmp, bytes, src, dst, total, s);
   else
     err = cub::DeviceScan::InclusiveScanByKey(tmp, bytes, keys, src, dst, Op(), total, cuda::std::equal_to<>(), s);
   rs_cuda_ops_scratch_free(tmp, stream);
