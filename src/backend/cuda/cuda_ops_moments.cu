@@ -143,6 +143,20 @@ __global__ void finish(const W *part, long long outs, long long chunks, long lon
   }
 }
 
+// The same with a block per output, for many chunks (one long row: thousands): the block's
+// threads merge strided chunks in order, then CUB's block reduction (a fixed tree).
+__global__ void __launch_bounds__(kBlock) finish_blocks(const W *part, long long chunks, long long at_k, long long at_c,
+                                                        Out o) {
+  using Reduce = cub::BlockReduce<W, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const long long k = blockIdx.x;
+  W s{0, 0, 0};
+  for (long long c = threadIdx.x; c < chunks; c += kBlock) s = merge(s, part[k * at_k + c * at_c]);
+  s = Reduce(tmp).Reduce(s, Merge{});
+  if (threadIdx.x == 0) store(o.dst, k, s, o.out_f32, o.correction, o.take_sqrt);
+}
+
+constexpr long long kBlockFinish = 64;  // more chunks per output than this: finish_blocks
 constexpr long long kWantThreads = 1 << 18;  // about what an H100 / H200 keeps resident
 constexpr long long kMinColChunk = 64;         // column elements per thread at least
 constexpr long long kMinRowChunk = 16 * kBlock * kBatch;  // row elements per block at least
@@ -177,12 +191,16 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   unsigned fgrid = rs_cuda_ops_grid(b, outs, 1, 8);
   if (rows) {
     row_states<T><<<(unsigned)(outs * chunks), kBlock, 0, s>>>(x, n, chunks, len, part, o);
-    if (chunks > 1) finish<<<fgrid, kBlock, 0, s>>>(part, outs, chunks, chunks, 1, o);
   } else {
     const Cols g{n, p->inner, outs, chunks, len};
     col_states<T><<<rs_cuda_ops_grid(b, outs * chunks, 1, 8), kBlock, 0, s>>>(x, part, g, o);
-    if (chunks > 1) finish<<<fgrid, kBlock, 0, s>>>(part, outs, chunks, 1, outs, o);
   }
+  // chunk c of output k: rows part[k * chunks + c], columns part[c * outs + k]
+  const long long at_k = rows ? chunks : 1, at_c = rows ? 1 : outs;
+  if (chunks > kBlockFinish)
+    finish_blocks<<<(unsigned)outs, kBlock, 0, s>>>(part, chunks, at_k, at_c, o);
+  else if (chunks > 1)
+    finish<<<fgrid, kBlock, 0, s>>>(part, outs, chunks, at_k, at_c, o);
   cudaError_t err = cudaGetLastError();
   if (mem) rs_cuda_ops_scratch_free(mem, stream);
   if (err != cudaSuccess)
