@@ -73,13 +73,13 @@ static void test_var_large_mean(rs_context *ctx) {
           const int *axes = sc->naxes ? sc->axes : NULL;
           c->sdev = f(&c->dev, a.dev, sc->naxes, axes, corr, keep, NULL);
           c->shost = f(&c->host, a.host, sc->naxes, axes, corr, keep, NULL);
-          /* NumPy's two-pass var in float64, cast to the result dtype */
-          c->np = tl_np_expr(&s->np, "np.%s(a%d.astype(np.float64), axis=%s, ddof=%g, keepdims=%s).astype(np.%s)", fn,
-                             a.np, sc->np_axes, corr, keep ? "True" : "False",
-                             ds[di] == RS_FLOAT32 ? "float32" : "float64");
-          /* both sides shift by an element (GPU, host) or sum pairwise (NumPy): rounding of
-           * the spread's size, near the header's 1e-12 */
-          c->rtol = ds[di] == RS_FLOAT32 ? 1e-5 : 1e-11;
+          /* NumPy's two-pass var in float64 of the values less their offset (exact: the
+           * variance is the same; NumPy sums a strided axis one by one, and the 1e8 offset's
+           * rounding would cost it ~1e-11), cast to the result dtype */
+          c->np = tl_np_expr(&s->np, "np.%s(a%d.astype(np.float64) - %s, axis=%s, ddof=%g, keepdims=%s).astype(np.%s)",
+                             fn, a.np, ds[di] == RS_FLOAT64 ? "1e8" : ds[di] == RS_FLOAT32 ? "1e4" : "1e6",
+                             sc->np_axes, corr, keep ? "True" : "False", ds[di] == RS_FLOAT32 ? "float32" : "float64");
+          c->rtol = ds[di] == RS_FLOAT32 ? 1e-5 : 1e-12; /* the header's tolerances */
         }
       free_pair(&a);
     }

@@ -30,8 +30,8 @@ extern "C" {
  * the real dtype of complex input (|x - mean|^2), the input's float dtype otherwise.
  * No cancellation as in the one-pass E[x^2] - E[x]^2, accumulated in float64 for
  * float16 / float32 input: the result is within a few units in the last place of NumPy's
- * two-pass var, tested against it at rtol 1e-5 (float32) and 1e-12 (float64; 1e-11 for
- * data like 1e8 + uniform(0, 1)). float32 / float64 over CONSECUTIVE axes of a
+ * two-pass var, tested against it at rtol 1e-5 (float32) and 1e-12 (float64; data like
+ * 1e8 + uniform(0, 1) included). float32 / float64 over CONSECUTIVE axes of a
  * C-contiguous array (axes NULL included) is one backend op writing only the result: on
  * the GPU ONE read of the input - each thread keeps Welford's (count, mean, M2) in double,
  * and the states are merged with Chan's parallel formula in a fixed order (CUB's block
