@@ -119,11 +119,14 @@ if [ "$PHASE" = stats ]; then
   cmake --build "$B" -j "$(nproc)" > "$OUT/build-stats.log" 2>&1 || { grep -E 'error' "$OUT/build-stats.log" | head -n 30; exit 1; }
   {
     echo "== C tests (cuda and sim) =="
-    ctest --test-dir "$B" -R 'test_ops_(scan|stats|sort|reduce)|test_bad_input_all' --output-on-failure --timeout 300
+    ctest --test-dir "$B" -R 'test_ops_(scan|stats|sort|reduce|moments)|test_bad_input_all' --output-on-failure --timeout 300
     echo "== pytest (cuda backend): stats and sorts =="
     WERROR=OFF BUILD=$B PYTHON=python3 bash scripts/python-test.sh -k "stats or sort" -rs
     echo "== bench/stats.py =="
     PYTHONPATH="$PWD/$B-python" python3 bench/stats.py
+    echo "== bench/cub_scan.cu (raw CUB scan of 100M float32: the ceiling) =="
+    "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -O3 -std=c++17 -arch=native -o "$B/cub_scan" bench/cub_scan.cu &&
+      "$B/cub_scan"
   } > "$OUT/stats.log" 2>&1
   cat "$OUT/stats.log"
   exit 0

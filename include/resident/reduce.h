@@ -22,6 +22,14 @@
  * sum of nothing is 0, prod 1, mean NaN, all true, any false. Complex numbers have no
  * order here: min/max/argmin/argmax of complex are RS_ERR_DTYPE.
  *
+ * On the GPU: a whole contiguous array through CUB's DeviceReduce; reductions whose
+ * elements form contiguous runs of 32 or more (the last axes) through a block per output
+ * (chunked when long); the others - over a leading axis, over several non-adjacent axes
+ * (sum over (0, 2) of a 3-d array), over short inner axes - through a thread per (output,
+ * chunk) with consecutive threads on consecutive elements, the inner reduced axes kept
+ * as outputs of that pass and merged in a final one. Partial results are always combined
+ * in a fixed order: results do not depend on timing.
+ *
  * Thread safety: as every op.
  */
 #ifndef RESIDENT_REDUCE_H

@@ -28,16 +28,20 @@ extern "C" {
  * array API's correction, NumPy's ddof: 0 the population variance, 1 the sample one),
  * keepdims as the reductions. Result dtype as NumPy's: float64 for bool and integers,
  * the real dtype of complex input (|x - mean|^2), the input's float dtype otherwise.
- * Two passes (the mean, then the sum of squared deviations - no cancellation as in the
- * one-pass E[x^2] - E[x]^2), accumulated in float64 for float16 / float32 input: the
- * result is within a few units in the last place of NumPy's, tested against it at rtol
- * 1e-5 (float32) and 1e-12 (float64). float32 / float64 over CONSECUTIVE axes of a
- * C-contiguous array (axes NULL included) is one backend op reading the input twice and
- * writing only the result (on the GPU: for the last axes CUB's DeviceReduce /
- * DeviceSegmentedReduce over transform iterators, for leading or middle ones coalesced
- * column sums); other cases (other dtypes, views, axes with gaps) are composed of
- * rs_mean, one fused elementwise pass writing the squared deviations, and rs_sum (about
- * twice the memory traffic).
+ * No cancellation as in the one-pass E[x^2] - E[x]^2, accumulated in float64 for
+ * float16 / float32 input: the result is within a few units in the last place of NumPy's
+ * two-pass var, tested against it at rtol 1e-5 (float32) and 1e-12 (float64; data like
+ * 1e8 + uniform(0, 1) included). float32 / float64 over CONSECUTIVE axes of a
+ * C-contiguous array (axes NULL included) is one backend op writing only the result: on
+ * the GPU ONE read of the input - each thread keeps Welford's (count, mean, M2) in double,
+ * and the states are merged with Chan's parallel formula in a fixed order (CUB's block
+ * reduction, then the chunks of a row or column in order: deterministic, no atomics); a
+ * block per row (long rows cut over many blocks) for the last axes, a thread per (column,
+ * chunk) for leading or middle ones. On the host two passes (the mean, then the squared
+ * deviations). Both subtract the first element of each output's values first (the
+ * variance is shift invariant), so a large mean costs no digits. Other cases (other
+ * dtypes, views, axes with gaps) are composed of rs_mean, one fused elementwise pass
+ * writing the squared deviations, and rs_sum (about three times the memory traffic).
  * Errors: correction < 0 or NaN is RS_ERR_INVALID_ARGUMENT; N - correction <= 0 (NumPy
  * warns "degrees of freedom <= 0" and returns inf or NaN; an empty reduction included)
  * is RS_ERR_INVALID_ARGUMENT too, nothing written. */

@@ -1,7 +1,9 @@
 /* var / std along the middle axis of an outer x n x inner block (src/native/plans.h:
  * rs_moments_plan): per output the mean, then the sum of squared deviations from it, both
  * accumulated in double - the two-pass method, without the cancellation of
- * E[x^2] - E[x]^2. Columns go in tiles of RS_NAT_BLOCK, so each pass reads whole row
+ * E[x^2] - E[x]^2, and of each column's values less its first one (shift invariant; the
+ * sums then hold the spread, not a large mean's rounding: 1e8 + uniform(0, 1) keeps its
+ * variance to rounding as NumPy's pairwise sums do). Columns go in tiles of RS_NAT_BLOCK, so each pass reads whole row
  * pieces in order; blocks of `outer` are spread over the pool. */
 #include <math.h>
 #include "native/native.h"
@@ -10,13 +12,14 @@
 #define TILE_(name, T)                                                                     \
   static void name(const rs_moments_plan *p, int64_t o, int64_t j0, int m) {              \
     const T *x = (const T *)p->src + o * p->n * p->inner + j0;                            \
-    double mean[RS_NAT_BLOCK] = {0}, ss[RS_NAT_BLOCK] = {0};                               \
+    double mean[RS_NAT_BLOCK] = {0}, ss[RS_NAT_BLOCK] = {0}, k[RS_NAT_BLOCK];              \
+    for (int j = 0; j < m; j++) k[j] = (double)x[j];                                       \
     for (int64_t i = 0; i < p->n; i++)                                                     \
-      for (int j = 0; j < m; j++) mean[j] += (double)x[i * p->inner + j];                  \
+      for (int j = 0; j < m; j++) mean[j] += (double)x[i * p->inner + j] - k[j];           \
     for (int j = 0; j < m; j++) mean[j] /= (double)p->n;                                   \
     for (int64_t i = 0; i < p->n; i++)                                                     \
       for (int j = 0; j < m; j++) {                                                        \
-        const double d = (double)x[i * p->inner + j] - mean[j];                            \
+        const double d = (double)x[i * p->inner + j] - k[j] - mean[j];                     \
         ss[j] += d * d;                                                                    \
       }                                                                                    \
     for (int j = 0; j < m; j++) {                                                          \

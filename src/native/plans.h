@@ -199,8 +199,9 @@ typedef struct rs_scan_plan {
 /* Centered second moments (stats: var / std over a block of consecutive axes of a
  * contiguous input): an outer x n x inner C-contiguous block of dtype float32 or float64
  * reduced along n: dst[o * inner + j] (out_dtype float32 or float64) = sum over i of
- * (x[o, i, j] - mean_oj)^2 / (n - correction), its square root when take_sqrt. Two passes
- * (the mean, then the deviations), accumulated in double. outer, n, inner >= 1;
+ * (x[o, i, j] - mean_oj)^2 / (n - correction), its square root when take_sqrt, accumulated
+ * in double (native: two passes; CUDA: one pass of Welford states merged with Chan's
+ * formula). outer, n, inner >= 1;
  * n - correction > 0. */
 typedef struct rs_moments_plan {
   rs_dtype dtype, out_dtype;

@@ -1,5 +1,6 @@
 /* var and std (resident/stats.h). float32 / float64 reduced over consecutive axes of a
- * contiguous array (axis None included) are one backend op reading the input twice.
+ * contiguous array (axis None included) are one backend op (the GPU reads the input once,
+ * the host twice).
  * Everything else is built from the reductions and one fused elementwise expression - the
  * mean over the axes (kept, so it broadcasts), the squared deviations |x - mean|^2 in one
  * pass, their sum over the axes, divided by the degrees of freedom N - correction (and
@@ -65,8 +66,8 @@ static rs_status squared_deviations(rs_array **sq, const rs_array *x, const rs_a
 }
 
 /* The common case in one backend op: float32 / float64, C-contiguous, reduced over
- * consecutive axes - an outer x n x inner block, two reads of the input and nothing else
- * (the "moments" entry of the op tables: native loops, CUB and column sums on the GPU). */
+ * consecutive axes - an outer x n x inner block, nothing written but the result (the
+ * "moments" entry of the op tables: native two-pass loops, one Welford pass on the GPU). */
 static rs_status var_block(rs_array **io, const rs_array *a, int64_t outer, int64_t n, int64_t inner,
                            double correction, int take_sqrt, int ndim, const int64_t *shape, rs_stream *stream,
                            const char *name) {

@@ -451,7 +451,41 @@ rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
       rs_textbuf_addf(&b, "  if (threadIdx.x == 0) ((A *)p.part)[bid] = sh[0];\n}\n");
     else
       rs_textbuf_addf(&b, "  if (threadIdx.x == 0) rstore(p.out + oo, sh[0], p.n_red);\n}\n");
-  } else { /* the partials of mode 1, in chunk order, to the outputs */
+  } else if (mode == 4) { /* a thread per (output, chunk), consecutive threads on consecutive outputs */
+    /* the chunk's elements in C order: runs along the last reduced axis (a plain loop), an
+     * odometer over the other reduced axes between runs (no division per element) */
+    int nr = p->nred > 0 ? p->nred : 1;
+    rs_textbuf_addf(&b,
+           "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce(const R p) {\n"
+           "  const long long total = p.n_out * p.splits;\n"
+           "  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;\n"
+           "       t += (long long)gridDim.x * blockDim.x) {\n"
+           "    const long long s = t / p.n_out, o = t - s * p.n_out;\n"
+           "    const long long r0 = s * p.chunk, r1 = r0 + p.chunk < p.n_red ? r0 + p.chunk : p.n_red;\n"
+           "    long long io, oo;\n    outoff(p, o, &io, &oo);\n    A a = rid();\n"
+           "    if (r0 < r1) {\n"
+           "      long long c[%d], off = 0, q = r0;\n"
+           "#pragma unroll\n"
+           "      for (int k = %d; k >= 0; k--) {\n"
+           "        const long long d = q / p.rs[k];\n        c[k] = q - d * p.rs[k];\n        q = d;\n"
+           "        off += c[k] * p.rst[k];\n      }\n"
+           "      const long long len = p.rs[%d], st = p.rst[%d];\n"
+           "      for (long long r = r0; r < r1;) {\n"
+           "        const long long m = len - c[%d] < r1 - r ? len - c[%d] : r1 - r;\n"
+           "        const char *b = p.in + io + off;\n"
+           "#pragma unroll 4\n"
+           "        for (long long j = 0; j < m; j++) a = rcomb(a, rval(b + j * st, r + j));\n"
+           "        r += m;\n"
+           "        off -= c[%d] * st;\n        c[%d] = 0;\n"
+           "#pragma unroll\n"
+           "        for (int k = %d; k >= 0; k--) {\n"
+           "          c[k]++;\n          off += p.rst[k];\n          if (c[k] < p.rs[k]) break;\n"
+           "          off -= p.rs[k] * p.rst[k];\n          c[k] = 0;\n        }\n"
+           "      }\n    }\n"
+           "    if (!p.part) rstore(p.out + oo, a, p.n_red);\n"
+           "    else ((A *)p.part)[o * p.splits + s] = a;\n  }\n}\n",
+           RS_CUDA_OPS_BLOCK, nr, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 2);
+  } else { /* the partials of mode 1 or 4, in chunk order, to the outputs */
     rs_textbuf_addf(&b,
            "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce_final(const R p) {\n"
            "  for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < p.n_out;\n"

@@ -1,187 +1,210 @@
 // var / std along the middle axis of an outer x n x inner block (the stats op table entry
-// "moments", src/native/plans.h): two reads of the input, nothing written but one value
-// per output, accumulated in double; a last small kernel divides by n - correction,
-// takes the root for std and stores the output dtype.
-// inner == 1 (the last axes): CUB's reductions - a sum per row (the mean), then a sum per
-// row of the squared deviations read through a transform iterator. Many rows:
-// DeviceSegmentedReduce (a block per row); a few long rows (or one, axis None):
-// DeviceReduce per row, which spreads each row over the whole GPU.
-// inner > 1 (leading or middle axes): CUB reduces no strided columns, so each column is
-// summed where it lies, consecutive threads on consecutive columns (coalesced), the axis
-// cut into chunks so that enough threads run; per-chunk partials are added in chunk
-// order per column (deterministic, no atomics).
+// "moments", src/native/plans.h) in ONE read of the input: every thread keeps Welford's
+// (count, mean, M2) in double over its elements, and partial states are merged with
+// Chan's parallel formula (no E[x^2] - E[x]^2 cancellation, no second pass). Merges run
+// in a fixed order - CUB's block reduction (a fixed tree per block size), then the chunks
+// of a row or column in chunk order - so results are deterministic (no atomics).
+// Each thread takes its elements kBatch at a time (independent loads in flight); a batch's
+// own mean and M2 come from registers (two passes over kBatch values), then one Chan
+// merge folds the batch in, so the per-element cost is a few FMAs and one division per
+// batch.
+// Every value is first shifted by the first element of its row or column (the same K for
+// all threads of that output; the variance does not change): the means merged are then of
+// the size of the spread, not of the offset, so 1e8 + uniform(0, 1) keeps its variance to
+// rounding (the merge's d = mean_b - mean_a would otherwise carry the offset's ulp).
+// inner == 1 (the last axes): rows cut into chunks, a block per (row, chunk), consecutive
+// threads on consecutive elements (coalesced); one chunk per row when there are enough
+// rows to fill the GPU (the block finishes the row), else a few long rows (axis None: one)
+// are spread over many blocks and a small kernel merges each row's chunks.
+// inner > 1 (leading or middle axes): a thread per (column, chunk of the axis),
+// consecutive threads on consecutive columns (coalesced); the chunks' states are merged
+// per column in chunk order. Rows shorter than a block take this way too (a thread per
+// row; short rows are not where the bandwidth is).
 #include <cstdint>
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_segmented_reduce.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
-#include "backend/cuda/cuda_fastdiv.cuh"
+#include <cub/block/block_reduce.cuh>
 #include "backend/cuda/cuda_ops.h"
 
 namespace {
 
 constexpr int kBlock = RS_CUDA_OPS_BLOCK;
-constexpr int64_t kFewRows = 64;  // up to this many rows: one DeviceReduce each
+constexpr int kBatch = 8;  // elements loaded per thread before they are folded in
 
-template <typename T>
-struct Value {  // x[i] in double
-  const T *x;
-  __host__ __device__ __forceinline__ double operator()(long long i) const { return (double)x[i]; }
+struct W {  // a Welford state: element count, mean, sum of squared deviations from it
+  double n, mean, m2;
 };
 
-template <typename T>
-struct Deviation {  // (x[i] - mean of its row)^2, the row's sum at sums[row(i)]
-  const T *x;
-  const double *sums;
-  RsRowOf row;
-  __host__ __device__ __forceinline__ double operator()(long long i) const {
-    const double d = (double)x[i] - sums[row(i)] / (double)row.n;
-    return d * d;
-  }
-};
-
-struct Times {  // row r's first element
-  long long n;
-  __host__ __device__ __forceinline__ long long operator()(long long r) const { return r * n; }
-};
-
-__global__ void finish(const double *ss, void *dst, int out_f32, long long rows, double dof, int take_sqrt) {
-  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {
-    double v = ss[r] / dof;
-    if (take_sqrt) v = sqrt(v);
-    if (out_f32)
-      static_cast<float *>(dst)[r] = (float)v;
-    else
-      static_cast<double *>(dst)[r] = v;
-  }
+// Chan et al.'s merge of two disjoint parts' states (exact in the count below 2^53).
+__device__ __forceinline__ W merge(const W &a, const W &b) {
+  if (b.n == 0) return a;
+  if (a.n == 0) return b;
+  const double n = a.n + b.n, d = b.mean - a.mean, f = b.n / n;
+  return W{n, a.mean + d * f, a.m2 + b.m2 + d * d * a.n * f};
 }
 
-// Sum of `it` over each row into out[rows] (double).
-template <typename It>
-cudaError_t row_sums(void *tmp, size_t *bytes, It it, double *out, long long rows, long long n, cudaStream_t s) {
-  if (rows <= kFewRows) {
-    size_t need = 0;
-    for (long long r = 0; r < rows; r++) {
-      size_t b = *bytes;
-      cudaError_t err = cub::DeviceReduce::Sum(tmp, b, it + r * n, out ? out + r : nullptr, n, s);
-      if (err != cudaSuccess) return err;
-      if (b > need) need = b;
+struct Merge {
+  __device__ __forceinline__ W operator()(const W &a, const W &b) const { return merge(a, b); }
+};
+
+// Folds up to kBatch values v[0..k) (k >= 1) into s: the batch's mean and M2 in
+// registers, then one merge.
+__device__ __forceinline__ void fold(W &s, const double *v, int k) {
+  double sum = 0;
+#pragma unroll
+  for (int u = 0; u < kBatch; u++)
+    if (u < k) sum += v[u];
+  const double mean = k == kBatch ? sum * (1.0 / kBatch) : sum / k;  // no division in full batches
+  double m2 = 0;
+#pragma unroll
+  for (int u = 0; u < kBatch; u++)
+    if (u < k) m2 += (v[u] - mean) * (v[u] - mean);
+  s = merge(s, W{(double)k, mean, m2});
+}
+
+__device__ __forceinline__ void store(void *dst, long long at, const W &s, int out_f32, double correction,
+                                      int take_sqrt) {
+  double v = s.m2 / (s.n - correction);
+  if (take_sqrt) v = sqrt(v);
+  if (out_f32)
+    static_cast<float *>(dst)[at] = (float)v;
+  else
+    static_cast<double *>(dst)[at] = v;
+}
+
+struct Out {  // where and how the results go
+  void *dst;
+  int out_f32, take_sqrt;
+  double correction;
+};
+
+// The state of x[i * stride] - shift for i in [0, count), this thread taking
+// i = t, t + threads, ... (t < threads), kBatch loads in flight.
+template <typename T>
+__device__ __forceinline__ W accumulate(const T *x, long long count, long long stride, long long t, long long threads,
+                                        double shift) {
+  W s{0, 0, 0};
+  for (long long i0 = t; i0 < count; i0 += threads * kBatch) {
+    double v[kBatch];
+    int k = 0;
+#pragma unroll
+    for (int u = 0; u < kBatch; u++) {
+      const long long i = i0 + u * threads;
+      if (i < count) {
+        v[u] = (double)x[i * stride] - shift;
+        k = u + 1;
+      }
     }
-    if (!tmp) *bytes = need;
-    return cudaSuccess;
+    fold(s, v, k);
   }
-  auto begin = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), Times{n});
-  auto end = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(1), Times{n});
-  return cub::DeviceSegmentedReduce::Sum(tmp, *bytes, it, out, rows, begin, end, s);
+  return s;
+}
+
+// ---- rows (inner == 1) ----
+// Block (chunk c of row r) = blockIdx.x: r = blockIdx.x / chunks. With one chunk the
+// block finishes its row; else it writes its state to part[blockIdx.x].
+template <typename T>
+__global__ void __launch_bounds__(kBlock) row_states(const T *x, long long n, long long chunks, long long len, W *part,
+                                                     Out o) {
+  using Reduce = cub::BlockReduce<W, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const long long r = blockIdx.x / chunks, c = blockIdx.x % chunks, i0 = c * len;
+  const long long count = n - i0 < len ? n - i0 : len;
+  W s = accumulate(x + r * n + i0, count, 1, threadIdx.x, kBlock, (double)x[r * n]);
+  s = Reduce(tmp).Reduce(s, Merge{});
+  if (threadIdx.x == 0) {
+    if (chunks == 1) store(o.dst, r, s, o.out_f32, o.correction, o.take_sqrt);
+    else part[blockIdx.x] = s;
+  }
 }
 
 // ---- columns (inner > 1) ----
 struct Cols {  // thread t: chunk t / cols of column t % cols (= o * inner + j)
   long long n, inner, cols, chunks, len;
-  __device__ __forceinline__ long long first(long long t, long long *count) const {
-    long long col = t % cols, c = t / cols, i0 = c * len;
-    *count = n - i0 < len ? n - i0 : len;
-    return ((col / inner) * n + i0) * inner + col % inner;
-  }
 };
 
-// pass 1 (mean == nullptr): chunk sums of x; pass 2: of (x - mean[col])^2
 template <typename T>
-__global__ void col_partials(const T *x, const double *mean, double *part, Cols g) {
-  long long total = g.cols * g.chunks;
+__global__ void __launch_bounds__(kBlock) col_states(const T *x, W *part, Cols g, Out o) {
+  const long long total = g.cols * g.chunks;
   for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
-    long long count, at = g.first(t, &count);
-    const T *q = x + at;
-    const double m = mean ? mean[t % g.cols] : 0.0;
-    double acc = 0;
-#pragma unroll 4
-    for (long long i = 0; i < count; i++) {
-      const double d = (double)q[i * g.inner] - m;
-      acc += mean ? d * d : d;
-    }
-    part[t] = acc;
+    const long long col = t % g.cols, c = t / g.cols, i0 = c * g.len;
+    const long long count = g.n - i0 < g.len ? g.n - i0 : g.len;
+    const T *first = x + (col / g.inner) * g.n * g.inner + col % g.inner;
+    const W s = accumulate(first + i0 * g.inner, count, g.inner, 0, 1, (double)first[0]);
+    if (g.chunks == 1) store(o.dst, col, s, o.out_f32, o.correction, o.take_sqrt);
+    else part[t] = s;
   }
 }
 
-// per column, the chunks' partials in order; divided by `by` (n for the mean, 1 else)
-__global__ void col_combine(const double *part, double *out, Cols g, double by) {
-  for (long long col = blockIdx.x * (long long)blockDim.x + threadIdx.x; col < g.cols;
-       col += (long long)gridDim.x * blockDim.x) {
-    double acc = 0;
-    for (long long c = 0; c < g.chunks; c++) acc += part[c * g.cols + col];
-    out[col] = acc / by;
+// Output k's `chunks` states, part[k * at_k + c * at_c], merged in chunk order.
+__global__ void finish(const W *part, long long outs, long long chunks, long long at_k, long long at_c, Out o) {
+  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < outs; k += (long long)gridDim.x * blockDim.x) {
+    W s{0, 0, 0};
+    for (long long c = 0; c < chunks; c++) s = merge(s, part[k * at_k + c * at_c]);
+    store(o.dst, k, s, o.out_f32, o.correction, o.take_sqrt);
   }
 }
 
-constexpr long long kWantThreads = 1 << 19;
-constexpr long long kMinChunk = 64;
-
-template <typename T>
-rs_status moments_cols(rs_backend *b, const rs_moments_plan *p, void *stream) {
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  const T *x = static_cast<const T *>(p->src);
-  Cols g{p->n, p->inner, p->outer * p->inner, 1, p->n};
-  long long chunks = (kWantThreads + g.cols - 1) / g.cols, most = (g.n + kMinChunk - 1) / kMinChunk;
-  if (chunks > most) chunks = most;
-  if (chunks < 1) chunks = 1;
-  g.len = (g.n + chunks - 1) / chunks;
-  g.chunks = (g.n + g.len - 1) / g.len;
-  long long threads = g.cols * g.chunks;
-  size_t cols_bytes = ((size_t)g.cols * sizeof(double) + 255) / 256 * 256;
-  void *mem = nullptr;
-  RS_TRY(rs_cuda_ops_scratch(b, 2 * cols_bytes + (size_t)threads * sizeof(double), stream, &mem));
-  double *mean = static_cast<double *>(mem);
-  double *ss = reinterpret_cast<double *>(static_cast<char *>(mem) + cols_bytes);
-  double *part = reinterpret_cast<double *>(static_cast<char *>(mem) + 2 * cols_bytes);
-  unsigned grid = rs_cuda_ops_grid(b, threads, 1, 8), cgrid = rs_cuda_ops_grid(b, g.cols, 1, 8);
-  col_partials<T><<<grid, kBlock, 0, s>>>(x, nullptr, part, g);
-  col_combine<<<cgrid, kBlock, 0, s>>>(part, mean, g, (double)g.n);
-  col_partials<T><<<grid, kBlock, 0, s>>>(x, mean, part, g);
-  col_combine<<<cgrid, kBlock, 0, s>>>(part, ss, g, 1.0);
-  finish<<<cgrid, kBlock, 0, s>>>(ss, p->dst, p->out_dtype == RS_FLOAT32, g.cols, (double)g.n - p->correction,
-                                  p->take_sqrt);
-  cudaError_t err = cudaGetLastError();
-  rs_cuda_ops_scratch_free(mem, stream);
-  if (err != cudaSuccess) return rs_cuda_fail(err, "var/std along an inner axis (%lld x %lld x %lld)",
-                                              (long long)p->outer, g.n, g.inner);
-  return RS_OK;
+// The same with a block per output, for many chunks (one long row: thousands): the block's
+// threads merge strided chunks in order, then CUB's block reduction (a fixed tree).
+__global__ void __launch_bounds__(kBlock) finish_blocks(const W *part, long long chunks, long long at_k, long long at_c,
+                                                        Out o) {
+  using Reduce = cub::BlockReduce<W, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const long long k = blockIdx.x;
+  W s{0, 0, 0};
+  for (long long c = threadIdx.x; c < chunks; c += kBlock) s = merge(s, part[k * at_k + c * at_c]);
+  s = Reduce(tmp).Reduce(s, Merge{});
+  if (threadIdx.x == 0) store(o.dst, k, s, o.out_f32, o.correction, o.take_sqrt);
 }
 
-// ---- rows (inner == 1) ----
+constexpr long long kBlockFinish = 64;  // more chunks per output than this: finish_blocks
+constexpr long long kWantThreads = 1 << 18;  // about what an H100 / H200 keeps resident
+constexpr long long kMinColChunk = 64;         // column elements per thread at least
+constexpr long long kMinRowChunk = 16 * kBlock * kBatch;  // row elements per block at least
+
+// `len` and `chunks` for cutting n into about `want` chunks of at least `least` each.
+void cut(long long n, long long want, long long least, long long *chunks, long long *len) {
+  long long most = (n + least - 1) / least, c = want;
+  if (c > most) c = most;
+  if (c < 1) c = 1;
+  *len = (n + c - 1) / c;
+  *chunks = (n + *len - 1) / *len;
+}
+
 template <typename T>
 rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
-  if (p->inner > 1) return moments_cols<T>(b, p, stream);
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   const T *x = static_cast<const T *>(p->src);
-  long long rows = p->outer, n = p->n;
-  auto counting = thrust::make_counting_iterator<long long>(0);
-  auto vals = thrust::make_transform_iterator(counting, Value<T>{x});
-  // the temporary storage of both passes (the deviations' iterator has the same shape)
-  size_t bytes_a = 0, bytes_b = 0;
-  RS_CUDA_CALL(row_sums(nullptr, &bytes_a, vals, nullptr, rows, n, s), "cub row sums (size query)");
-  const RsRowOf row = RsRowOf::make(n, rows * n);
-  auto devs = thrust::make_transform_iterator(counting, Deviation<T>{x, nullptr, row});
-  RS_CUDA_CALL(row_sums(nullptr, &bytes_b, devs, nullptr, rows, n, s), "cub row sums (size query)");
-  size_t tmp_bytes = bytes_a > bytes_b ? bytes_a : bytes_b;
-  size_t sums_bytes = ((size_t)(2 * rows) * sizeof(double) + 255) / 256 * 256;
+  const Out o{p->dst, p->out_dtype == RS_FLOAT32, p->take_sqrt, p->correction};
+  const long long outs = p->outer * p->inner, n = p->n;
+  // rows shorter than a block go through the column scheme too (a thread per row)
+  const bool rows = p->inner == 1 && n >= kBlock;
+  long long chunks = 1, len = n;
+  if (rows) {  // enough blocks for the whole GPU, several resident per multiprocessor
+    const long long want_blocks = (long long)rs_cuda_ops_grid(b, INT64_MAX / 2, 1, 16);
+    cut(n, (want_blocks + outs - 1) / outs, kMinRowChunk, &chunks, &len);
+  } else {
+    cut(n, (kWantThreads + outs - 1) / outs, kMinColChunk, &chunks, &len);
+  }
   void *mem = nullptr;
-  RS_TRY(rs_cuda_ops_scratch(b, sums_bytes + tmp_bytes, stream, &mem));
-  double *sums = static_cast<double *>(mem), *ss = sums + rows;
-  void *tmp = static_cast<char *>(mem) + sums_bytes;
-  size_t bytes = tmp_bytes;
-  cudaError_t err = row_sums(tmp, &bytes, vals, sums, rows, n, s);
-  if (err == cudaSuccess) {
-    auto devs2 = thrust::make_transform_iterator(counting, Deviation<T>{x, sums, row});
-    bytes = tmp_bytes;
-    err = row_sums(tmp, &bytes, devs2, ss, rows, n, s);
+  if (chunks > 1) RS_TRY(rs_cuda_ops_scratch(b, (size_t)(outs * chunks) * sizeof(W), stream, &mem));
+  W *part = static_cast<W *>(mem);
+  unsigned fgrid = rs_cuda_ops_grid(b, outs, 1, 8);
+  if (rows) {
+    row_states<T><<<(unsigned)(outs * chunks), kBlock, 0, s>>>(x, n, chunks, len, part, o);
+  } else {
+    const Cols g{n, p->inner, outs, chunks, len};
+    col_states<T><<<rs_cuda_ops_grid(b, outs * chunks, 1, 8), kBlock, 0, s>>>(x, part, g, o);
   }
-  if (err == cudaSuccess) {
-    finish<<<rs_cuda_ops_grid(b, rows, 1, 4), kBlock, 0, s>>>(ss, p->dst, p->out_dtype == RS_FLOAT32, rows,
-                                                              (double)n - p->correction, p->take_sqrt);
-    err = cudaGetLastError();
-  }
-  rs_cuda_ops_scratch_free(mem, stream);
-  if (err != cudaSuccess) return rs_cuda_fail(err, "var/std of %lld rows x %lld", rows, n);
+  // chunk c of output k: rows part[k * chunks + c], columns part[c * outs + k]
+  const long long at_k = rows ? chunks : 1, at_c = rows ? 1 : outs;
+  if (chunks > kBlockFinish)
+    finish_blocks<<<(unsigned)outs, kBlock, 0, s>>>(part, chunks, at_k, at_c, o);
+  else if (chunks > 1)
+    finish<<<fgrid, kBlock, 0, s>>>(part, outs, chunks, at_k, at_c, o);
+  cudaError_t err = cudaGetLastError();
+  if (mem) rs_cuda_ops_scratch_free(mem, stream);
+  if (err != cudaSuccess)
+    return rs_cuda_fail(err, "var/std of %lld x %lld x %lld", (long long)p->outer, n, (long long)p->inner);
   return RS_OK;
 }
 

@@ -1,14 +1,19 @@
 /* Reductions on the GPU. A whole contiguous array of float32/64 or int32/64 summed,
  * averaged or searched for its min/max goes through CUB's DeviceReduce (the fastest there
- * is); everything else - axes, other dtypes and ops, views - through generated kernels:
- * one thread per output when there are many outputs (or few elements each), else blocks
- * of threads per output, splitting long reductions into a fixed number of chunks whose
- * partial results are combined in order (so results do not depend on timing). */
+ * is); everything else - axes, other dtypes and ops, views - through generated kernels.
+ * Where the reduced elements of one output lie in a contiguous run of a warp's width or
+ * more (row reductions): one thread per output when there are many outputs (or few
+ * elements each), else blocks of threads per output. Otherwise - the reduced axes strided
+ * or short, a kept axis innermost (sum over axis 0, or over (0, 2) of a 3-d array) - a
+ * thread per (output, chunk) with consecutive threads on consecutive outputs, so a warp
+ * reads consecutive memory (the column scheme of var/std). Long reductions are split into
+ * a fixed number of chunks whose partial results are combined in order (so results do not
+ * depend on timing). */
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
 #include "core/dtype_rules.h"
 
-enum { MODE_THREAD = 0, MODE_PARTIAL = 1, MODE_BLOCK = 2, MODE_FINAL = 3 };
+enum { MODE_THREAD = 0, MODE_PARTIAL = 1, MODE_BLOCK = 2, MODE_FINAL = 3, MODE_COLS = 4 };
 
 typedef struct red_src {
   const rs_reduce_plan *p;
@@ -74,10 +79,86 @@ static rs_status reduce_cub(rs_backend *b, const rs_reduce_plan *p, void *stream
   return st;
 }
 
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* The column scheme pays off when an output's reduced elements are not a contiguous run of
+ * a warp's width (the reduced axis of smallest stride is strided or shorter than 32) and
+ * consecutive outputs lie close (the innermost kept axis's stride at most 256 bytes: a
+ * warp's 32 outputs within 8 KiB, each thread's own runs in the lines its neighbours
+ * read). */
+static int cols_fit(const rs_reduce_plan *p) {
+  if (p->nkeep < 1 || p->nred < 1) return 0;
+  int inner = 0;
+  for (int k = 1; k < p->nred; k++)
+    if (abs64(p->red_strides[k]) < abs64(p->red_strides[inner])) inner = k;
+  int run = p->red_strides[inner] == (int64_t)rs_dtype_size(p->in_dtype) && p->red_shape[inner] >= 32;
+  return !run && abs64(p->keep_in_strides[p->nkeep - 1]) <= 256;
+}
+
+/* The column scheme's plan q: enough threads for the device (about 2^18), chunks of whole
+ * runs along the last reduced axis when they are short, at least 32 elements each.
+ * Reduced axes lying inside the innermost kept one (sum over (0, 2) of a 3-d array: the
+ * last axis) become extra outputs of the column pass - each a column of its own, so a
+ * warp reads consecutive elements - and the final pass merges them with the chunks
+ * (at most 64 such elements per output; not for argmin / argmax, whose index is over
+ * all reduced axes). The final pass merges an output's inner x splits partials in one
+ * thread, so they are kept to 256. 0 when too few threads would run (few outputs of long
+ * reductions: the block scheme spreads those better). */
+typedef struct cols_plan {
+  rs_reduce_plan q;
+  int64_t inner, splits, chunk;
+} cols_plan;
+
+static int cols_make(cols_plan *c, const rs_reduce_plan *p) {
+  rs_reduce_plan *q = &c->q;
+  *q = *p;
+  int64_t inner = 1, ks = abs64(p->keep_in_strides[p->nkeep - 1]);
+  int k = p->nred;
+  if (p->op != RS_REDUCE_ARGMIN && p->op != RS_REDUCE_ARGMAX)
+    while (k > 1 && abs64(p->red_strides[k - 1]) < ks && inner * p->red_shape[k - 1] <= 64) inner *= p->red_shape[--k];
+  for (int j = k; j < p->nred; j++) {
+    q->keep_shape[q->nkeep] = p->red_shape[j];
+    q->keep_in_strides[q->nkeep] = p->red_strides[j];
+    q->keep_out_strides[q->nkeep++] = 0; /* partials only */
+  }
+  q->nred = k;
+  q->n_out = p->n_out * inner;
+  q->n_red = p->n_red / inner;
+  const int64_t want = 1 << 18, last = q->red_shape[q->nred - 1], most = (q->n_red + 31) / 32;
+  int64_t splits = (want + q->n_out - 1) / q->n_out;
+  if (splits > 256 / inner) splits = 256 / inner;
+  if (splits > most) splits = most;
+  if (splits < 1) splits = 1;
+  int64_t chunk = (q->n_red + splits - 1) / splits;
+  if (last < chunk) chunk = (chunk + last - 1) / last * last; /* (fewer splits, never more) */
+  c->splits = (q->n_red + chunk - 1) / chunk;
+  c->chunk = chunk;
+  c->inner = inner;
+  return q->n_out * c->splits >= 32768 || splits == most;
+}
+
+static rs_status reduce_cols(rs_backend *b, const rs_reduce_plan *p, const cols_plan *c, void *stream) {
+  void *fn = NULL, *fin = NULL, *part = NULL;
+  uint64_t words[8 + 5 * RS_MAX_DIMS], fwords[8 + 5 * RS_MAX_DIMS];
+  RS_TRY(reduce_kernel(b, &c->q, MODE_COLS, &fn));
+  if (c->splits * c->inner > 1) { /* partials (q.n_out x splits), merged per output in order */
+    RS_TRY(reduce_kernel(b, p, MODE_FINAL, &fin));
+    RS_TRY(rs_cuda_ops_scratch(b, (size_t)(c->q.n_out * c->splits) * partial_bytes(p), stream, &part));
+  }
+  reduce_params(words, &c->q, part, c->chunk, c->splits);
+  reduce_params(fwords, p, part, c->chunk, c->splits * c->inner);
+  rs_status st = launch(fn, rs_cuda_ops_grid(b, c->q.n_out * c->splits, 1, 32), words, stream, "reduce (columns)");
+  if (st == RS_OK && fin) st = launch(fin, rs_cuda_ops_grid(b, p->n_out, 1, 32), fwords, stream, "reduce (final)");
+  if (part) rs_cuda_ops_scratch_free(part, stream);
+  return st;
+}
+
 rs_status rs_cuda_ops_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
   if (p->n_out <= 0) return RS_OK;
   if (cub_eligible(p)) return reduce_cub(b, p, stream);
   RS_TRY(rs_cuda_enter(b));
+  cols_plan cp;
+  if (p->n_red > 0 && cols_fit(p) && cols_make(&cp, p)) return reduce_cols(b, p, &cp, stream);
   uint64_t words[8 + 5 * RS_MAX_DIMS];
   int64_t sms = b->multiprocessors > 0 ? b->multiprocessors : 1;
   void *fn = NULL;
