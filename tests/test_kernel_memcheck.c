@@ -55,6 +55,16 @@ static const char *ww_src =
     "  out[t] = s[0];\n"
     "}\n";
 
+/* No barrier in the source (the simulator runs the threads one after another, no fibers):
+ * the race is found at the block's end. Dynamic shared memory: a write-only __shared__
+ * variable would be removed by the compiler. */
+static const char *ww_direct_src =
+    "extern \"C\" __global__ void shared_ww_direct(int *out) {\n"
+    "  extern __shared__ int dyn[];\n"
+    "  dyn[1] = threadIdx.x;\n"
+    "  out[threadIdx.x] = 1;\n"
+    "}\n";
+
 static rs_status run_dev(rs_context *ctx, const char *src, const char *name, unsigned grid, unsigned block,
                          size_t shared, int nargs, const rs_arg *args, char *msg, size_t len) {
   rs_kernel *k = NULL;
@@ -150,6 +160,11 @@ static void test_shared_write_write(rs_context *ctx) {
             "%s", msg);
   st = run_dev(ctx, ww_src, "shared_ww", 2, 64, 0, RS_ARGS(rs_arg_array(a), rs_arg_i32(3)), msg, sizeof msg);
   CHECK_MSG(st == RS_ERR_KERNEL_FAULT && strstr(msg, "write-after-write"), "%s", msg);
+  st = run_dev(ctx, ww_direct_src, "shared_ww_direct", 1, 64, 16, RS_ARGS(rs_arg_array(a)), msg, sizeof msg);
+  CHECK_MSG(st == RS_ERR_KERNEL_FAULT && strstr(msg, "write-after-write") && strstr(msg, "thread (1,0,0)") &&
+                strstr(msg, "by thread (0,0,0) at <string>:3,") &&
+                strstr(msg, "at offset 4 of the block's dynamic shared memory"),
+            "%s", msg);
   /* the benign idiom and the correct kernel: no report, the values checked */
   static const int want[] = {0, 1, 7};
   for (int how = 1; how <= 2; how++) {
