@@ -1,7 +1,8 @@
 /* The simulator's memory checks (RESIDENT_SIM_CHECKS, on by default): a kernel that
  * writes past the end or before the start of a device array through a pointer, accesses a
  * misaligned address, runs past its dynamic shared memory or races on shared memory
- * between two barriers stops with RS_ERR_KERNEL_FAULT naming the thread, the line and the
+ * between two barriers (a write and another thread's read, or two writes of different
+ * values) stops with RS_ERR_KERNEL_FAULT naming the thread, the line and the
  * address relative to the nearest allocation (memcheck's and racecheck's reports); the
  * context stays usable and correct kernels report nothing. (On a GPU these are
  * compute-sanitizer's findings: simulator only.) */
@@ -35,6 +36,33 @@ static const char *race_src =
     "  if (how == 2 && t == 9) dyn[64] = v;\n"
     "  __syncthreads();\n"
     "  out[t] = v;\n"
+    "}\n";
+
+/* Write-write: how 0, every thread of the block stores its own index into s[0] before
+ * the barrier (racecheck's write-after-write hazard, the values differ); how 1, every
+ * thread stores the same flag (benign, not reported); how 2, only thread 0 stores (correct).
+ * how 3: the values differ and come back (1, 2, 1 ... ending on the first one's). */
+static const char *ww_src =
+    "extern \"C\" __global__ void shared_ww(int *out, int how) {\n"
+    "  __shared__ int s[2];\n"
+    "  int t = threadIdx.x;\n"
+    "  if (how == 0) s[0] = t;\n"
+    "  if (how == 1) s[0] = 1;\n"
+    "  if (how == 2 && t == 0) s[0] = 7;\n"
+    "  if (how == 3) s[0] = t % 2 == 0 ? 1 : 2;\n"
+    "  if (how == 3 && t == blockDim.x - 1) s[0] = 1;\n"
+    "  __syncthreads();\n"
+    "  out[t] = s[0];\n"
+    "}\n";
+
+/* No barrier in the source (the simulator runs the threads one after another, no fibers):
+ * the race is found at the block's end. Dynamic shared memory: a write-only __shared__
+ * variable would be removed by the compiler. */
+static const char *ww_direct_src =
+    "extern \"C\" __global__ void shared_ww_direct(int *out) {\n"
+    "  extern __shared__ int dyn[];\n"
+    "  dyn[1] = threadIdx.x;\n"
+    "  out[threadIdx.x] = 1;\n"
     "}\n";
 
 static rs_status run_dev(rs_context *ctx, const char *src, const char *name, unsigned grid, unsigned block,
@@ -117,6 +145,42 @@ static void test_shared_race_and_bounds(rs_context *ctx) {
   rs_array_release(a);
 }
 
+static void test_shared_write_write(rs_context *ctx) {
+  if (!checks_on(ctx)) return;
+  int out[64];
+  rs_array *a = kt_wrap(ctx, out, 64, RS_INT32);
+  char msg[1024];
+  rs_status st = run_dev(ctx, ww_src, "shared_ww", 2, 64, 0, RS_ARGS(rs_arg_array(a), rs_arg_i32(0)), msg, sizeof msg);
+  CHECK_MSG(st == RS_ERR_KERNEL_FAULT, "%s", msg);
+  /* thread 1's store (line 4) found thread 0's value; thread 2's found thread 1's, another */
+  CHECK_MSG(strstr(msg, "shared-memory race") && strstr(msg, "write-after-write") && strstr(msg, "thread (1,0,0)") &&
+                strstr(msg, "a write of a different value by thread (0,0,0)") && strstr(msg, ":4,") &&
+                strstr(msg, ":4)") && strstr(msg, "this write of 4 bytes at offset 0 of the block's static shared") &&
+                strstr(msg, "still usable"),
+            "%s", msg);
+  st = run_dev(ctx, ww_src, "shared_ww", 2, 64, 0, RS_ARGS(rs_arg_array(a), rs_arg_i32(3)), msg, sizeof msg);
+  CHECK_MSG(st == RS_ERR_KERNEL_FAULT && strstr(msg, "write-after-write"), "%s", msg);
+  st = run_dev(ctx, ww_direct_src, "shared_ww_direct", 1, 64, 16, RS_ARGS(rs_arg_array(a)), msg, sizeof msg);
+  CHECK_MSG(st == RS_ERR_KERNEL_FAULT && strstr(msg, "write-after-write") && strstr(msg, "thread (1,0,0)") &&
+                strstr(msg, "by thread (0,0,0) at <string>:3,") &&
+                strstr(msg, "at offset 4 of the block's dynamic shared memory"),
+            "%s", msg);
+  /* the benign idiom and the correct kernel: no report, the values checked */
+  static const int want[] = {0, 1, 7};
+  for (int how = 1; how <= 2; how++) {
+    CHECK_OK(run_dev(ctx, ww_src, "shared_ww", 2, 64, 0, RS_ARGS(rs_arg_array(a), rs_arg_i32(how)), msg, sizeof msg));
+    for (int t = 0; t < 64; t++) CHECK_MSG(out[t] == want[how], "how %d: out[%d] = %d", how, t, out[t]);
+  }
+  /* and the race check of reads still works after the report */
+  float f[64];
+  rs_array *fa = kt_wrap(ctx, f, 64, RS_FLOAT32);
+  CHECK_OK(run_dev(ctx, race_src, "shared_race", 2, 64, 256, RS_ARGS(rs_arg_array(fa), rs_arg_i32(0)), msg,
+                   sizeof msg));
+  for (int t = 0; t < 64; t++) CHECK_NEAR(f[t], 3.0 * ((t + 1) % 64), 0.0);
+  rs_array_release(fa);
+  rs_array_release(a);
+}
+
 /* RESIDENT_SIM_CHECKS=0: the same write past the end goes unreported (into the pool's
  * rounding of the block, harmlessly), as on a GPU without compute-sanitizer. */
 static void test_checks_off(rs_context *ctx) {
@@ -141,5 +205,6 @@ static const rs_test_case tests[] = {
     RS_TEST(test_global_out_of_bounds),
     RS_TEST(test_shared_race_and_bounds),
     RS_TEST(test_checks_off),
+    RS_TEST(test_shared_write_write),
 };
 RS_TEST_MAIN(tests)

@@ -223,9 +223,16 @@ extern "C" {
  *     (__syncwarp, a shuffle) ordering the two within a warp: "a shared-memory race:
  *     this write of 4 bytes at offset 4 of the block's static shared memory and a read
  *     by thread (0,0,0) at k.cu:8, with no barrier between them (racecheck:
- *     write-after-read hazard)". Atomics never race; two writes alone are not reported
- *     (a same-value write from every thread is a common, benign idiom the simulator
- *     cannot tell from a real one).
+ *     write-after-read hazard)". Atomics never race. Two writes of the same bytes by
+ *     different threads race when their values differ, as racecheck has it: "... this
+ *     write of 4 bytes at offset 0 of the block's static shared memory and a write of a
+ *     different value by thread (0,0,0) at k.cu:4, with no barrier between them
+ *     (racecheck: write-after-write hazard)", reported at the next barrier (or the
+ *     block's end), when the values are known; every thread storing the same value (a
+ *     flag) is benign and not reported. Each write's value is compared with the first
+ *     one's when another thread next writes there, the last one's at the barrier; not
+ *     seen: a different value that the same thread overwrites with the first one's
+ *     before another thread writes there, and differences past a write's first 16 bytes.
  * The line comes from the kernel object's line table (addr2line of binutils; without it
  * the fault names an offset in the object). The cost, measured in bench/RESULTS.md
  * ("Simulator checks"): kernels run about 2-4x slower and compile about 1.2x slower while

@@ -43,12 +43,26 @@ void sim_device_note(rs_backend *b, void *ptr, size_t bytes, int what);
  * kernel (shared ranges, an empty cache), or NULL when checks are off. */
 rs_sim_check *sim_check_begin(sim_host *h, const sim_launch *L);
 /* A new barrier interval of the running block (its start, or every thread past a barrier). */
-static inline void sim_check_epoch(sim_host *h) { h->epoch++; }
+static inline void sim_check_epoch(sim_host *h) {
+  h->epoch++;
+  h->nww = 0; /* what a block that stopped early left unchecked */
+}
 
 /* The runtime's access (rs_sim_runtime.access): never returns when it reports. */
 void sim_rt_access(uintptr_t addr, unsigned size, unsigned flags, void *pc);
 /* Shared memory (sim_check_race.c): a bounds and race check of one access. */
 void sim_check_shared(sim_host *h, uintptr_t addr, unsigned size, unsigned flags, void *pc);
+
+/* Write-write races (sim_check_ww.c). A conflicting write: thread t (at pc) writes the
+ * size bytes at shadow index `index` (address a, offset off of the dynamic or static
+ * shared memory) that thread `other` (at other_pc) wrote in this interval. */
+void sim_check_ww_note(sim_host *h, size_t index, uintptr_t a, unsigned size, int dynamic, size_t off, unsigned other,
+                       const void *other_pc, unsigned t, const void *pc);
+/* At a barrier or the block's end, every thread parked: 1 (msg: "thread (x,y,z) stopped
+ * at ...") if two of the interval's conflicting writes disagreed; the notes are cleared. */
+int sim_check_ww_flush(sim_host *h, char *msg, size_t len);
+/* "(x,y,z)": thread t's threadIdx (sim_check_where.c). */
+void sim_check_thread_name(const sim_host *h, unsigned t, char *out, size_t len);
 
 /* Stop the running thread with a fault at pc (what: the message) - the source line found
  * from the object's line table where it can be. */

@@ -5,7 +5,8 @@
  * the barrier interval (epoch) it happened in and its warp's count of resolved warp
  * collectives. Two accesses of one byte by different threads in the same interval, at
  * one a write and the other a read, race - unless both threads are of one warp that has synchronized
- * (__syncwarp, a shuffle, ...) in between. Atomics never race. */
+ * (__syncwarp, a shuffle, ...) in between. Two writes race when their values differ
+ * (sim_check_ww.c). Atomics never race. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "backend/sim/sim_check.h"
@@ -18,16 +19,11 @@ static int ordered(const sim_host *h, unsigned other, uint32_t sync, unsigned t)
   return other / 32 == t / 32 && h->wsync[t / 32] > sync;
 }
 
-static void thread_name(const sim_host *h, unsigned t, char *out, size_t len) {
-  const rs_sim_dim3 *i = &h->g[t].state.thread_idx;
-  snprintf(out, len, "(%u,%u,%u)", i->x, i->y, i->z);
-}
-
 static void race(sim_host *h, unsigned size, unsigned flags, const char *space, size_t off, const char *earlier,
                  unsigned other, const void *other_pc) {
   char who[48], file[256], what[480];
   int line = 0;
-  thread_name(h, other, who, sizeof who);
+  sim_check_thread_name(h, other, who, sizeof who);
   sim_check_where(h->launch->m, (void *)other_pc, file, sizeof file, &line);
   const char *hazard = flags & SIM_A_WRITE ? "write-after-read" : "read-after-write";
   snprintf(what, sizeof what,
@@ -93,13 +89,16 @@ void sim_check_shared(sim_host *h, uintptr_t a, unsigned size, unsigned flags, v
   unsigned t = (unsigned)(h->cur - h->g), warp = t / 32;
   uint32_t e = h->epoch, sync = h->wsync[warp];
   h->race_pc = pc;
+  unsigned ww = SIM_NONE; /* another thread's unordered write of these bytes in the interval */
+  const void *ww_pc = NULL;
   for (unsigned k = 0; k < size; k++) {
     sim_shadow *s = &h->shadow[index + k];
-    /* Two writes alone are not reported: the simulator cannot see whether they write the
-     * same value (racecheck's benign case, `flag = 1` from every thread); a read between
-     * them in the interval is. */
-    if (!(flags & SIM_A_WRITE) && s->wepoch == e && s->writer != t && !ordered(h, s->writer, s->wsync, t))
-      race(h, size, flags, space, off, "write", s->writer, s->wpc);
+    int unordered = s->wepoch == e && s->writer != t && !ordered(h, s->writer, s->wsync, t);
+    if (!(flags & SIM_A_WRITE) && unordered) race(h, size, flags, space, off, "write", s->writer, s->wpc);
+    if ((flags & SIM_A_WRITE) && unordered && ww == SIM_NONE) {
+      ww = s->writer;
+      ww_pc = s->wpc;
+    }
     if (flags & SIM_A_WRITE) {
       if (s->repoch == e && (s->reader != t || s->reader2 != SIM_NONE)) {
         int many = s->reader2 != SIM_NONE;
@@ -125,4 +124,7 @@ void sim_check_shared(sim_host *h, uintptr_t a, unsigned size, unsigned flags, v
       s->rpc2 = pc;
     }
   }
+  /* Two writes race only if their values differ (racecheck's benign case: `flag = 1` from
+   * every thread), which is known once the interval ends (sim_check_ww.c). */
+  if (ww != SIM_NONE) sim_check_ww_note(h, index, a, size, space[0] == 'd', off, ww, ww_pc, t, pc);
 }

@@ -47,3 +47,8 @@ void sim_check_fault(sim_host *h, const char *what, void *pc) {
   sim_check_where(h->launch->m, pc, h->where_file, sizeof h->where_file, &line);
   sim_rt_trap(what, h->where_file, line);
 }
+
+void sim_check_thread_name(const sim_host *h, unsigned t, char *out, size_t len) {
+  const rs_sim_dim3 *i = &h->g[t].state.thread_idx;
+  snprintf(out, len, "(%u,%u,%u)", i->x, i->y, i->z);
+}

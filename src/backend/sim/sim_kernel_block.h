@@ -41,6 +41,7 @@ typedef struct sim_shadow {
   uint16_t writer, reader, reader2; /* thread indices in the block; reader2: another reader */
   int16_t rwarp;                    /* the readers' warp, -1 for several warps */
   uint32_t wsync, rsync;
+  uint32_t wwepoch, wwslot; /* the write-write note of this byte's interval (sim_check_ww.c) */
   const void *wpc, *rpc, *rpc2;
 } sim_shadow;
 
@@ -71,6 +72,8 @@ typedef struct sim_host {
   size_t shadow_cap;
   char where_file[256];      /* a checked fault's source file */
   void *race_pc;             /* the access being checked */
+  struct sim_ww *ww;         /* the interval's conflicting writes (sim_check_ww.c) */
+  unsigned nww, ww_cap;
 } sim_host;
 
 /* The host thread's block state (NULL outside a block). */

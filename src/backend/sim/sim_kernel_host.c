@@ -21,6 +21,7 @@ static void rs_host_free(void *p) {
   free(h->g);
   free(h->shared);
   free(h->shadow); /* the race checks' shadow (sim_check_race.c) */
+  free(h->ww);     /* and their notes of conflicting writes (sim_check_ww.c) */
   free(h);
 }
 

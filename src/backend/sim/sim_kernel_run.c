@@ -158,6 +158,9 @@ static int rs_block_fibers(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
     int warp = sim_warp_step(h, n, msg, sizeof msg);
     if (warp < 0) return rs_fail_block(L, bi, err, len, msg);
     if (warp > 0) continue;
+    /* every thread parked or done: the interval's writes are final (sim_check_ww.c) */
+    if (waiting == 0 || done == 0)
+      if (h->nww && sim_check_ww_flush(h, msg, sizeof msg)) return rs_fail_block(L, bi, err, len, msg);
     if (waiting == 0) return 0;
     sim_gthread *first = NULL;
     for (unsigned t = 0; t < n && !first; t++)
@@ -224,6 +227,8 @@ static int rs_block_direct(const sim_launch *L, sim_host *h, const rs_sim_dim3 *
              h->stray_what, h->stray_file, h->stray_line);
     return rs_fail_block(L, bi, err, len, msg);
   }
+  char msg[600];
+  if (h->nww && sim_check_ww_flush(h, msg, sizeof msg)) return rs_fail_block(L, bi, err, len, msg);
   return 0;
 }
 
