@@ -4,7 +4,7 @@
 # ${OUT:-/tmp/out}, a summary.txt with one line per step.
 #   PART=1   build (this card's architecture, benchmarks on), ctest -L cuda of the whole
 #            suite (the ledger parity of `resident pipeline` and of every example among
-#            them), the planner emulation test, the Python suite on the CUDA backend,
+#            them), the row copy emulation test, the Python suite on the CUDA backend,
 #            memcheck of the tests of this session's CUDA code (the row copy kernel, the
 #            one-pass moments, the reductions over several axes, the scans)
 #   PART=2   benchmarks beside CuPy and raw CUDA: bench/manip.py, bench/stats.py (and the
@@ -68,7 +68,7 @@ if [ "$PART" = 2 ] || [ "$PART" = 12 ]; then
   {
     PYTHONPATH="$PWD/$B-python" run 90 python3 bench/manip.py --mb 512 --repeat 20
     PYTHONPATH="$PWD/$B-python" run 90 python3 bench/stats.py
-    [ -x "$B/bench/scan_raw" ] && run 60 "$B/bench/scan_raw"
+    [ -x "$B/bench/cub_scan" ] && run 60 "$B/bench/cub_scan"
   } >"$OUT/bench-ops.log" 2>&1
   note "manip, stats" "$(grep -E 'worst' "$OUT/bench-ops.log" | tr '\n' ' ')"
   {
