@@ -138,7 +138,10 @@ static rs_status rs_lane_h2d(rs_staged_job *j, rs_staging_lane *l, int lane, int
   int b = 0;
   for (size_t p = (size_t)lane; p < j->pieces && !atomic_load(&j->failed); p += (size_t)lanes, b ^= 1) {
     RS_TRY(rs_lane_free(j->ctx, l, b));
-    rs_host_copy_streaming(l->bufs[b], j->src + p * j->piece, rs_piece_len(j, p));
+    /* Plain stores: the lane's two buffers are reused piece after piece and stay in the
+     * caches, where the DMA reads them; streaming stores sent each piece to memory first
+     * (1 GiB H2D 31 GB/s against 36 on the H200, bench/pageable 2026-12-01). */
+    memcpy(l->bufs[b], j->src + p * j->piece, rs_piece_len(j, p));
     RS_TRY(rs_lane_dma(j, l, b, p));
   }
   return RS_OK;
@@ -154,6 +157,8 @@ static rs_status rs_lane_d2h(rs_staged_job *j, rs_staging_lane *l, int lane, int
   for (int b = 0; p < j->pieces && !atomic_load(&j->failed); p += (size_t)lanes, b ^= 1) {
     if (p + (size_t)lanes < j->pieces) RS_TRY(rs_lane_dma(j, l, b ^ 1, p + (size_t)lanes));
     RS_TRY(rs_lane_free(j->ctx, l, b));
+    /* Streaming stores into the caller's array: no read of each destination line before
+     * it is written (1 GiB D2H 27 -> 49 GB/s on the H200, bench/pageable 2026-12-01). */
     rs_host_copy_streaming(j->dst + p * j->piece, l->bufs[b], rs_piece_len(j, p));
   }
   return RS_OK;
@@ -195,6 +200,7 @@ typedef struct {
   const char *src;
   size_t bytes;
   int lanes;
+  int streaming;
 } rs_host_job;
 
 static void rs_host_lane(int lane, void *arg) {
@@ -202,17 +208,22 @@ static void rs_host_lane(int lane, void *arg) {
   /* Shares in whole cache lines, the last lane takes the rest. */
   size_t share = h->bytes / (size_t)h->lanes / 64 * 64;
   size_t off = (size_t)lane * share, len = lane == h->lanes - 1 ? h->bytes - off : share;
-  if (len) rs_host_copy_streaming(h->dst + off, h->src + off, len);
+  if (len && h->streaming)
+    rs_host_copy_streaming(h->dst + off, h->src + off, len);
+  else if (len)
+    memcpy(h->dst + off, h->src + off, len);
 }
 
-void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes) {
+void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, int into_user) {
   rs_staging *s = ctx->staging;
   pthread_mutex_lock(&s->lock);
   if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK) {
-    rs_host_job h = {dst, src, bytes, s->lanes};
+    rs_host_job h = {dst, src, bytes, s->lanes, into_user};
     rs_crew_run(&s->crew, rs_host_lane, &h);
-  } else {
+  } else if (into_user) {
     rs_host_copy_streaming(dst, src, bytes);
+  } else {
+    memcpy(dst, src, bytes);
   }
   pthread_mutex_unlock(&s->lock);
 }

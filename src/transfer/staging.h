@@ -57,7 +57,9 @@ rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, siz
 
 /* memcpy between two host buffers spread over the staging lanes (a plain memcpy if the
  * threads cannot be started). For the pageable side of a streamed run, which stages
- * through pinned buffers of its own. */
-void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes);
+ * through pinned buffers of its own. `into_user` says dst is the caller's array (cold,
+ * large: written with streaming stores) rather than a staging buffer the library reuses
+ * (warm in the caches, where a DMA finds it: plain stores). */
+void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, int into_user);
 
 #endif
