@@ -9,7 +9,8 @@
 #            one-pass moments, the reductions over several axes, the scans)
 #   PART=2   benchmarks beside CuPy and raw CUDA: bench/manip.py, bench/stats.py (and the
 #            raw CUB scan), bench/linalg_ext.py (alternating rounds), bench/streamed,
-#            bench/pageable, bench/sim_checks
+#            bench/pageable, bench/sim_checks, and the host path against NumPy
+#            (bench/host_ops.py, bench/host_linalg.py) on the machine's 16 cores
 #   PART=12  both, in one call
 #   TESTS=regex  PART=1 runs only the ctest tests matching it (a re-run after a fix)
 set -u -o pipefail
@@ -77,10 +78,17 @@ if [ "$PART" = 2 ] || [ "$PART" = 12 ]; then
   note linalg "$(grep -E 'target' "$OUT/bench-linalg.log" | tail -n 1)"
   {
     run 120 "$B/bench/streamed" --repeat 7
+    echo "RESIDENT_LEDGER_TIMING=off:"; RESIDENT_LEDGER_TIMING=off run 120 "$B/bench/streamed" --repeat 7
     run 60 "$B/bench/pageable" --repeat 7 --max 1024
     run 60 "$B/bench/sim_checks"
   } >"$OUT/bench-stream.log" 2>&1
   note "streamed, pageable" "bench-stream.log"
+  # The host path (issue 17's targets, NumPy in the same script) on this machine's 16 cores.
+  {
+    run 150 python3 bench/host_ops.py "$B/bench/host_ops" --repeat 5 --rounds 3
+    run 120 python3 bench/host_linalg.py "$B/bench/host_linalg"
+  } >"$OUT/bench-host.log" 2>&1
+  note "host ops" "bench-host.log"
 fi
 (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=summary.txt ./*.log 2>/dev/null)
 exit 0
