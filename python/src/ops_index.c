@@ -94,27 +94,6 @@ int rs_py_fancy_set(RsArray *self, PyObject *key, PyObject *value) {
 }
 
 /* ---- functions ----------------------------------------------------------------------- */
-/* Two array operands, then the call. */
-typedef rs_status (*two_fn)(rs_array **out, rs_array *dst, const rs_array *a, const rs_array *b, void *arg);
-
-static PyObject *call_two(PyObject *a, PyObject *b, PyObject *out, two_fn fn, void *arg) {
-  rs_py_operand x, y;
-  rs_array *dst, *res = NULL;
-  if (rs_py_get_out(out, &dst) < 0) return NULL;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
-  rs_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = fn(dst ? NULL : &res, dst, x.h, y.h, arg);
-  Py_END_ALLOW_THREADS
-  rs_py_operand_done(&x);
-  rs_py_operand_done(&y);
-  return rs_py_result(s, res, out);
-}
-
 static rs_status do_take(rs_array **out, rs_array *dst, const rs_array *a, const rs_array *b, void *arg) {
   int axis = *(int *)arg;
   return out ? rs_take(out, a, b, axis, NULL) : rs_take_into(dst, a, b, axis, NULL);
@@ -136,7 +115,7 @@ static PyObject *f_take(PyObject *m, PyObject *args, PyObject *kw) {
     if (v == -1 && PyErr_Occurred()) return NULL;
     ax = (int)v;
   }
-  return call_two(x, i, out, do_take, &ax);
+  return rs_py_call_two(x, i, out, do_take, &ax);
 }
 
 static PyObject *f_take_along_axis(PyObject *m, PyObject *args, PyObject *kw) {
@@ -145,7 +124,7 @@ static PyObject *f_take_along_axis(PyObject *m, PyObject *args, PyObject *kw) {
   PyObject *x, *i, *out = Py_None;
   int ax = -1;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$iO", kws, &x, &i, &ax, &out)) return NULL;
-  return call_two(x, i, out, do_take_along, &ax);
+  return rs_py_call_two(x, i, out, do_take_along, &ax);
 }
 
 /* nonzero as one (ndim, count) int64 array; the Python layer splits it into a tuple */

@@ -81,3 +81,21 @@ PyObject *rs_py_result(rs_status s, rs_array *res, PyObject *out) {
   return rs_py_wrap(res, NULL);
 }
 
+/* Two array operands, an optional out=, then fn without the GIL (see rsmodule.h). */
+PyObject *rs_py_call_two(PyObject *a, PyObject *b, PyObject *out, rs_py_two_fn fn, void *arg) {
+  rs_py_operand x, y;
+  rs_array *dst, *res = NULL;
+  if (rs_py_get_out(out, &dst) < 0) return NULL;
+  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
+  if (rs_py_operand_get(b, &y, 0) < 0) {
+    rs_py_operand_done(&x);
+    return NULL;
+  }
+  rs_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = fn(dst ? NULL : &res, dst, x.h, y.h, arg);
+  Py_END_ALLOW_THREADS
+  rs_py_operand_done(&x);
+  rs_py_operand_done(&y);
+  return rs_py_result(s, res, out);
+}

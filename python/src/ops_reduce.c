@@ -183,26 +183,17 @@ static PyObject *f_svd(PyObject *m, PyObject *args, PyObject *kw) {
   return t;
 }
 
+static rs_status do_solve(rs_array **out, rs_array *dst, const rs_array *a, const rs_array *b, void *arg) {
+  (void)arg;
+  return out ? rs_solve(out, a, b, NULL) : rs_solve_into(dst, a, b, NULL);
+}
+
 static PyObject *f_solve(PyObject *m, PyObject *args, PyObject *kw) {
   (void)m;
   static char *kwl[] = {"a", "b", "out", NULL};
   PyObject *a, *b, *out = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$O", kwl, &a, &b, &out)) return NULL;
-  rs_py_operand x, y;
-  rs_array *dst, *res = NULL;
-  if (rs_py_get_out(out, &dst) < 0) return NULL;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
-  rs_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = dst ? rs_solve_into(dst, x.h, y.h, NULL) : rs_solve(&res, x.h, y.h, NULL);
-  Py_END_ALLOW_THREADS
-  rs_py_operand_done(&x);
-  rs_py_operand_done(&y);
-  return rs_py_result(s, res, out);
+  return rs_py_call_two(a, b, out, do_solve, NULL);
 }
 
 /* ---- checks -------------------------------------------------------------------------- */

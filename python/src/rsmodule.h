@@ -60,6 +60,10 @@ typedef struct {
 int rs_py_scalar(PyObject *o, rs_scalar *s);            /* 1 scalar, 0 not one, -1 error */
 int rs_py_operand_get(PyObject *o, rs_py_operand *p, int allow_scalar);
 void rs_py_operand_done(rs_py_operand *p);
+/* The shape of every two-operand function with out=: operands a and b (arrays or what
+ * asarray takes), then fn(&res, NULL, ...) for a new result or fn(NULL, dst, ...) into out. */
+typedef rs_status (*rs_py_two_fn)(rs_array **out, rs_array *dst, const rs_array *a, const rs_array *b, void *arg);
+PyObject *rs_py_call_two(PyObject *a, PyObject *b, PyObject *out, rs_py_two_fn fn, void *arg);
 int rs_py_get_out(PyObject *out, rs_array **dst);       /* None -> NULL */
 PyObject *rs_py_result(rs_status s, rs_array *res, PyObject *out); /* out, or res wrapped */
 
