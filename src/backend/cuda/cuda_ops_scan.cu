@@ -68,6 +68,8 @@ struct Mul<Cx<T>> {
   }
 };
 
+constexpr int kColBatch = 8;  // column loads in flight a thread
+
 // The column geometry: element (o, i, j) is at (o * n + i) * inner + j; thread t takes
 // chunk t / cols of column t % cols.
 struct Cols {
@@ -88,7 +90,7 @@ __global__ void chunk_totals(const T *src, T *tot, Cols g, Op op) {
     long long c, count, at = g.first(t, &c, &count);
     const T *s = src + at;
     T acc = s[0];
-#pragma unroll 4
+#pragma unroll 8
     for (long long i = 1; i < count; i++) acc = op(acc, s[i * g.inner]);
     tot[t] = acc;  // t = c * cols + col
   }
@@ -112,8 +114,18 @@ __global__ void chunk_scan(const T *src, T *dst, const T *tot, Cols g, Op op) {
     T *d = dst + at;
     T acc = c > 0 ? op(tot[t - g.cols], s[0]) : s[0];
     d[0] = acc;
-#pragma unroll 4
-    for (long long i = 1; i < count; i++) d[i * g.inner] = acc = op(acc, s[i * g.inner]);
+    // kColBatch loads before their stores: src may be dst (in place), so the compiler
+    // would not move a load above the previous store - one load in flight a thread then.
+    // (Each element is read before it is written either way.)
+    long long i = 1;
+    for (; i + kColBatch <= count; i += kColBatch) {
+      T v[kColBatch];
+#pragma unroll
+      for (int u = 0; u < kColBatch; u++) v[u] = s[(i + u) * g.inner];
+#pragma unroll
+      for (int u = 0; u < kColBatch; u++) d[(i + u) * g.inner] = acc = op(acc, v[u]);
+    }
+    for (; i < count; i++) d[i * g.inner] = acc = op(acc, s[i * g.inner]);
   }
 }
 
