@@ -78,6 +78,10 @@ def main():
     np.testing.assert_allclose(rs.sum(r3, axis=(0, 2)).get(), np.sum(h3.astype(np.float64), axis=(0, 2)),
                                rtol=1e-5, atol=1e-3)
     np.testing.assert_array_equal(rs.sort(r2, axis=0).get(), np.sort(h2, axis=0))
+    for ax in (0, 1):  # the column scan and the block-per-row scan (float32 sums of ~100)
+        np.testing.assert_allclose(rs.cumulative_sum(r2, axis=ax).get(), np.cumsum(h2.astype(np.float64), axis=ax),
+                                   rtol=1e-4, atol=5e-2)
+    np.testing.assert_allclose(rs.std(r2d, axis=1).get(), np.std(h2d, axis=1), rtol=1e-12)
 
     f8 = 8  # bytes of an int64 index
     work = [  # name, resident fn, cupy fn, bytes moved, bandwidth-bound

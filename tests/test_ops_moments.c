@@ -3,7 +3,8 @@
  * and a small spread (1e8 + uniform(0, 1) in float64, 1e4 + uniform(0, 1) in float32,
  * where E[x^2] - E[x]^2 loses every digit), rows of 1, 31, 32, 33, 1000 and 200003
  * elements (a thread per row, a block per row, a row cut over many blocks), one long row
- * (axis None), leading and middle axes (columns, cut into chunks when long), keepdims,
+ * (axis None), leading and middle axes (columns, cut into chunks when long; 16-byte loads
+ * of several columns a lane where they fit), rows off 16-byte alignment, keepdims,
  * correction 0 and 1, and int32 (the composed path). */
 #include "ops_testlib.h"
 #include "resident/stats.h"
@@ -21,6 +22,10 @@ static const shape_case kShapes[] = {
     {2, {5, 33}, 1, {1}, "1"},          {2, {40, 1000}, 1, {1}, "1"},       {2, {3, 200003}, 1, {1}, "1"},
     {1, {600011}, 0, {0}, "None"},      {2, {1000, 31}, 1, {0}, "0"},       {2, {70001, 3}, 1, {0}, "0"},
     {3, {4, 3001, 5}, 1, {1}, "1"},     {3, {3, 4, 50}, 2, {0, 1}, "(0, 1)"}, {3, {2, 300, 33}, 2, {1, 2}, "(1, 2)"},
+    /* 16-byte loads: columns of 4 float / 2 double per lane (long: many chunks; across
+     * outer slabs; a partial tile, float32 scalar), rows starting off 16-byte alignment */
+    {2, {20003, 8}, 1, {0}, "0"},       {3, {5, 700, 12}, 1, {1}, "1"},     {2, {9, 1030}, 1, {0}, "0"},
+    {2, {6, 1027}, 1, {1}, "1"},
 };
 #define NSHAPES ((int)(sizeof kShapes / sizeof kShapes[0]))
 

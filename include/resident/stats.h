@@ -33,11 +33,13 @@ extern "C" {
  * two-pass var, tested against it at rtol 1e-5 (float32) and 1e-12 (float64; data like
  * 1e8 + uniform(0, 1) included). float32 / float64 over CONSECUTIVE axes of a
  * C-contiguous array (axes NULL included) is one backend op writing only the result: on
- * the GPU ONE read of the input - each thread keeps Welford's (count, mean, M2) in double,
- * and the states are merged with Chan's parallel formula in a fixed order (CUB's block
- * reduction, then the chunks of a row or column in order: deterministic, no atomics); a
- * block per row (long rows cut over many blocks) for the last axes, a thread per (column,
- * chunk) for leading or middle ones. On the host two passes (the mean, then the squared
+ * the GPU ONE read of the input - each thread sums its values less one of its own, and
+ * their squares, in double, turns them into Welford's (count, mean, M2) once, and the
+ * states are merged with Chan's parallel formula in a fixed order (CUB's block reduction
+ * or shared memory, then the chunks of a row or column in order: deterministic, no
+ * atomics); a block per row (long rows cut over many blocks) for the last axes, a block
+ * tile of 32 column groups x 8 rows for leading or middle ones (16-byte loads of adjacent
+ * columns where aligned). On the host two passes (the mean, then the squared
  * deviations). Both subtract the first element of each output's values first (the
  * variance is shift invariant), so a large mean costs no digits. Other cases (other
  * dtypes, views, axes with gaps) are composed of rs_mean, one fused elementwise pass

@@ -1,25 +1,30 @@
 // var / std along the middle axis of an outer x n x inner block (the stats op table entry
-// "moments", src/native/plans.h) in ONE read of the input: every thread keeps Welford's
-// (count, mean, M2) in double over its elements, and partial states are merged with
-// Chan's parallel formula (no E[x^2] - E[x]^2 cancellation, no second pass). Merges run
-// in a fixed order - CUB's block reduction (a fixed tree per block size), then the chunks
-// of a row or column in chunk order - so results are deterministic (no atomics).
-// Each thread takes its elements kBatch at a time (independent loads in flight); a batch's
-// own mean and M2 come from registers (two passes over kBatch values), then one Chan
-// merge folds the batch in, so the per-element cost is a few FMAs and one division per
-// batch.
-// Every value is first shifted by the first element of its row or column (the same K for
-// all threads of that output; the variance does not change): the means merged are then of
-// the size of the spread, not of the offset, so 1e8 + uniform(0, 1) keeps its variance to
-// rounding (the merge's d = mean_b - mean_a would otherwise carry the offset's ulp).
+// "moments", src/native/plans.h) in ONE read of the input. Every thread sums its values
+// less a shift of its own (one of its values): S = sum(e), Q = sum(e * e) in double, two
+// FMAs a value and no division, turned once into Welford's (count, mean, M2) = (n, S / n,
+// Q - S * S / n); those states are merged with Chan's parallel formula (no E[x^2] - E[x]^2
+// cancellation across threads, no second pass). Q - S^2 / n cancels only as much as the
+// thread's mean is off its own sample (a few bits in double, far below float64 results'
+// tolerance). Merges run in a fixed order - CUB's block reduction (a fixed tree per block
+// size) or a fixed shared-memory order, then the chunks of a row or column in chunk order -
+// so results are deterministic (no atomics).
+// Means are kept relative to the first element of their row or column (K, the same for
+// all threads of that output): merged means are then of the size of the spread, not of
+// the offset, so 1e8 + uniform(0, 1) keeps its variance to rounding (a thread's shift
+// less K is exact there: two close doubles).
+// Loads are 16 bytes (float4 / double2) where the data allows, several in flight per
+// thread: the per-element work is light, so loads in flight set the bandwidth.
 // inner == 1 (the last axes): rows cut into chunks, a block per (row, chunk), consecutive
-// threads on consecutive elements (coalesced); one chunk per row when there are enough
-// rows to fill the GPU (the block finishes the row), else a few long rows (axis None: one)
-// are spread over many blocks and a small kernel merges each row's chunks.
-// inner > 1 (leading or middle axes): a thread per (column, chunk of the axis),
-// consecutive threads on consecutive columns (coalesced); the chunks' states are merged
-// per column in chunk order. Rows shorter than a block take this way too (a thread per
-// row; short rows are not where the bandwidth is).
+// threads on consecutive vectors (coalesced; a misaligned head and the tail go scalar);
+// one chunk per row when there are enough rows to fill the GPU (the block finishes the
+// row), else a few long rows (axis None: one) are spread over many blocks and a small
+// kernel merges each row's chunks.
+// inner > 1 (leading or middle axes): a block tile of 32 column groups (of 4 float / 2
+// double adjacent columns when inner and the base allow 16-byte loads, else 1) x 8 rows:
+// a warp reads 128-512 contiguous bytes of a row, its 8 warps interleave the rows of the
+// block's chunk; the 8 states of a column are merged in shared memory, the chunks' states
+// per column in chunk order. Rows shorter than a block take this way too (a lane per row;
+// short rows are not where the bandwidth is).
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
 #include "backend/cuda/cuda_ops.h"
@@ -27,7 +32,8 @@
 namespace {
 
 constexpr int kBlock = RS_CUDA_OPS_BLOCK;
-constexpr int kBatch = 8;  // elements loaded per thread before they are folded in
+constexpr int kUnroll = 4;  // 16-byte loads in flight per thread (rows and columns)
+constexpr int kLanes = 32, kRowLanes = kBlock / kLanes;  // the column tile: groups x rows
 
 struct W {  // a Welford state: element count, mean, sum of squared deviations from it
   double n, mean, m2;
@@ -45,20 +51,33 @@ struct Merge {
   __device__ __forceinline__ W operator()(const W &a, const W &b) const { return merge(a, b); }
 };
 
-// Folds up to kBatch values v[0..k) (k >= 1) into s: the batch's mean and M2 in
-// registers, then one merge.
-__device__ __forceinline__ void fold(W &s, const double *v, int k) {
-  double sum = 0;
-#pragma unroll
-  for (int u = 0; u < kBatch; u++)
-    if (u < k) sum += v[u];
-  const double mean = k == kBatch ? sum * (1.0 / kBatch) : sum / k;  // no division in full batches
-  double m2 = 0;
-#pragma unroll
-  for (int u = 0; u < kBatch; u++)
-    if (u < k) m2 += (v[u] - mean) * (v[u] - mean);
-  s = merge(s, W{(double)k, mean, m2});
-}
+struct Sums {  // one thread's values less its shift: count, sum, sum of squares
+  double shift, s, q;
+  long long n;
+  __device__ __forceinline__ void add(double v) {
+    const double e = v - shift;
+    s += e;
+    q = fma(e, e, q);
+    n++;
+  }
+  __device__ __forceinline__ void add(float4 v) { add((double)v.x), add((double)v.y), add((double)v.z), add((double)v.w); }
+  __device__ __forceinline__ void add(double2 v) { add(v.x), add(v.y); }
+  __device__ __forceinline__ void add(float v) { add((double)v); }
+  // the state, its mean relative to k (the output's common shift)
+  __device__ __forceinline__ W state(double k) const {
+    if (n == 0) return W{0, 0, 0};
+    const double c = (double)n, m = s / c;
+    return W{c, (shift - k) + m, fmax(fma(-s, m, q), 0.0)};
+  }
+};
+
+template <typename T> struct Vec;  // the 16-byte vector of T
+template <> struct Vec<float> {
+  using type = float4;
+};
+template <> struct Vec<double> {
+  using type = double2;
+};
 
 __device__ __forceinline__ void store(void *dst, long long at, const W &s, int out_f32, double correction,
                                       int take_sqrt) {
@@ -76,29 +95,33 @@ struct Out {  // where and how the results go
   double correction;
 };
 
-// The state of x[i * stride] - shift for i in [0, count), this thread taking
-// i = t, t + threads, ... (t < threads), kBatch loads in flight.
+// ---- rows (inner == 1) ----
+// The sums of p[0..count) (count >= 1) for thread t of kBlock: a scalar head up to 16-byte
+// alignment, vectors t, t + kBlock, ... (kUnroll in flight), a scalar tail.
 template <typename T>
-__device__ __forceinline__ W accumulate(const T *x, long long count, long long stride, long long t, long long threads,
-                                        double shift) {
-  W s{0, 0, 0};
-  for (long long i0 = t; i0 < count; i0 += threads * kBatch) {
-    double v[kBatch];
-    int k = 0;
+__device__ __forceinline__ Sums row_sums(const T *__restrict__ p, long long count, int t) {
+  using V = typename Vec<T>::type;
+  constexpr int L = (int)(sizeof(V) / sizeof(T));
+  long long head = (long long)(((16 - ((uintptr_t)p & 15)) & 15) / sizeof(T));
+  if (head > count) head = count;
+  const long long nv = (count - head) / L, tail = head + nv * L;
+  const long long first = head + (long long)t * L < count ? head + (long long)t * L : (long long)t % count;
+  Sums a{(double)p[first], 0, 0, 0};
+  if (t < head) a.add(p[t]);
+  const V *pv = reinterpret_cast<const V *>(p + head);
+  for (long long i0 = t; i0 < nv; i0 += (long long)kBlock * kUnroll) {
+    V v[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kBatch; u++) {
-      const long long i = i0 + u * threads;
-      if (i < count) {
-        v[u] = (double)x[i * stride] - shift;
-        k = u + 1;
-      }
-    }
-    fold(s, v, k);
+    for (int u = 0; u < kUnroll; u++)
+      if (i0 + u * kBlock < nv) v[u] = pv[i0 + u * kBlock];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++)
+      if (i0 + u * kBlock < nv) a.add(v[u]);
   }
-  return s;
+  if (tail + t < count) a.add(p[tail + t]);
+  return a;
 }
 
-// ---- rows (inner == 1) ----
 // Block (chunk c of row r) = blockIdx.x: r = blockIdx.x / chunks. With one chunk the
 // block finishes its row; else it writes its state to part[blockIdx.x].
 template <typename T>
@@ -108,7 +131,7 @@ __global__ void __launch_bounds__(kBlock) row_states(const T *x, long long n, lo
   __shared__ typename Reduce::TempStorage tmp;
   const long long r = blockIdx.x / chunks, c = blockIdx.x % chunks, i0 = c * len;
   const long long count = n - i0 < len ? n - i0 : len;
-  W s = accumulate(x + r * n + i0, count, 1, threadIdx.x, kBlock, (double)x[r * n]);
+  W s = row_sums(x + r * n + i0, count, threadIdx.x).state((double)x[r * n]);
   s = Reduce(tmp).Reduce(s, Merge{});
   if (threadIdx.x == 0) {
     if (chunks == 1) store(o.dst, r, s, o.out_f32, o.correction, o.take_sqrt);
@@ -117,20 +140,66 @@ __global__ void __launch_bounds__(kBlock) row_states(const T *x, long long n, lo
 }
 
 // ---- columns (inner > 1) ----
-struct Cols {  // thread t: chunk t / cols of column t % cols (= o * inner + j)
-  long long n, inner, cols, chunks, len;
+struct Cols {  // block: chunk blockIdx.x / tiles of column tile blockIdx.x % tiles
+  long long n, inner, outs, chunks, len, tiles;
 };
 
-template <typename T>
+template <typename T, int L> struct Load;  // L adjacent values of a row, loaded at once
+template <typename T> struct Load<T, 1> {
+  using type = T;
+};
+template <> struct Load<float, 4> {
+  using type = float4;
+};
+template <> struct Load<double, 2> {
+  using type = double2;
+};
+
+// Lane sums a[0..L) take the L values of v (a row of the lane's columns).
+__device__ __forceinline__ void add_each(Sums *a, float4 v) { a[0].add(v.x), a[1].add(v.y), a[2].add(v.z), a[3].add(v.w); }
+__device__ __forceinline__ void add_each(Sums *a, double2 v) { a[0].add(v.x), a[1].add(v.y); }
+template <typename T> __device__ __forceinline__ void add_each(Sums *a, T v) { a[0].add((double)v); }
+__device__ __forceinline__ double part_of(float4 v, int l) { return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w; }
+__device__ __forceinline__ double part_of(double2 v, int l) { return l == 0 ? v.x : v.y; }
+template <typename T> __device__ __forceinline__ double part_of(T v, int) { return (double)v; }
+
+// L adjacent columns per lane (inner % L == 0 and a 16-byte aligned base when L > 1).
+template <typename T, int L>
 __global__ void __launch_bounds__(kBlock) col_states(const T *x, W *part, Cols g, Out o) {
-  const long long total = g.cols * g.chunks;
-  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total; t += (long long)gridDim.x * blockDim.x) {
-    const long long col = t % g.cols, c = t / g.cols, i0 = c * g.len;
-    const long long count = g.n - i0 < g.len ? g.n - i0 : g.len;
-    const T *first = x + (col / g.inner) * g.n * g.inner + col % g.inner;
-    const W s = accumulate(first + i0 * g.inner, count, g.inner, 0, 1, (double)first[0]);
+  using V = typename Load<T, L>::type;
+  __shared__ W sh[kRowLanes][kLanes * L];
+  const int lane = threadIdx.x % kLanes, w = threadIdx.x / kLanes;
+  const long long c = blockIdx.x / g.tiles, col0 = (blockIdx.x % g.tiles * kLanes + lane) * L;
+  const long long i0 = c * g.len, count = g.n - i0 < g.len ? g.n - i0 : g.len;
+  if (col0 < g.outs) {
+    const T *first = x + (col0 / g.inner) * g.n * g.inner + col0 % g.inner;  // row 0 of the lane's columns
+    const V *v0 = reinterpret_cast<const V *>(first + i0 * g.inner);
+    const long long step = g.inner / L;  // a row, in V
+    const V sample = v0[(w < count ? w : count - 1) * step], k = *reinterpret_cast<const V *>(first);
+    Sums a[L];
+#pragma unroll
+    for (int l = 0; l < L; l++) a[l] = Sums{part_of(sample, l), 0, 0, 0};
+    for (long long i = w; i < count; i += (long long)kRowLanes * kUnroll) {
+      V v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; u++)
+        if (i + u * kRowLanes < count) v[u] = v0[(i + u * kRowLanes) * step];
+#pragma unroll
+      for (int u = 0; u < kUnroll; u++)
+        if (i + u * kRowLanes < count) add_each(a, v[u]);
+    }
+#pragma unroll
+    for (int l = 0; l < L; l++) sh[w][lane * L + l] = a[l].state(part_of(k, l));
+  }
+  __syncthreads();
+  // the block's columns: the 8 row lanes' states merged in row-lane order
+  const long long col = (blockIdx.x % g.tiles) * kLanes * L + threadIdx.x;
+  if (threadIdx.x < kLanes * L && col < g.outs) {
+    W s = sh[0][threadIdx.x];
+#pragma unroll
+    for (int r = 1; r < kRowLanes; r++) s = merge(s, sh[r][threadIdx.x]);
     if (g.chunks == 1) store(o.dst, col, s, o.out_f32, o.correction, o.take_sqrt);
-    else part[t] = s;
+    else part[c * g.outs + col] = s;
   }
 }
 
@@ -157,16 +226,37 @@ __global__ void __launch_bounds__(kBlock) finish_blocks(const W *part, long long
 }
 
 constexpr long long kBlockFinish = 64;  // more chunks per output than this: finish_blocks
-constexpr long long kWantThreads = 1 << 18;  // about what an H100 / H200 keeps resident
-constexpr long long kMinColChunk = 64;         // column elements per thread at least
-constexpr long long kMinRowChunk = 16 * kBlock * kBatch;  // row elements per block at least
+constexpr long long kMinColChunk = kRowLanes * 16;  // rows per column chunk at least (16 a warp)
+constexpr long long kMinRowChunk = 4 * kBlock * kUnroll * 4;  // row elements per block at least
 
-// `len` and `chunks` for cutting n into about `want` chunks of at least `least` each.
-void cut(long long n, long long want, long long least, long long *chunks, long long *len) {
-  long long most = (n + least - 1) / least, c = want;
-  if (c > most) c = most;
-  if (c < 1) c = 1;
-  *len = (n + c - 1) / c;
+// Blocks of `kernel` resident on the whole device at once.
+template <typename K>
+long long capacity(rs_backend *b, K kernel) {
+  int per = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, kBlock, 0) != cudaSuccess || per < 1) {
+    (void)cudaGetLastError();  // a guess then, not an error of this call
+    per = 1;
+  }
+  return (long long)per * (b->multiprocessors > 0 ? b->multiprocessors : 1);
+}
+
+// Chunks for cutting each output's n elements (of `size` bytes) into, `units` blocks per
+// chunk index: the count whose equal blocks fill the device's `cap` resident blocks best
+// (the last wave as full as can be, up to 8 waves; a wave partly empty leaves SMs idle
+// while the others stream), less the partial states' traffic (48 bytes an output and
+// chunk, written and read, against the n * size bytes of the data). Ties: fewer chunks.
+void cut(long long n, long long units, long long cap, long long least, long long size, long long *chunks,
+         long long *len) {
+  long long top = 8 * cap / units + 1, most = n / least, best = 1;
+  if (top > most) top = most;
+  double best_score = -1;
+  for (long long c = 1; c <= top; c++) {
+    const long long blocks = units * c, waves = (blocks + cap - 1) / cap;
+    const double fill = (double)blocks / (double)(waves * cap);
+    const double score = fill / (1.0 + 48.0 * (double)c / ((double)n * (double)size));
+    if (score > best_score + 1e-9) best = c, best_score = score;
+  }
+  *len = (n + best - 1) / best;
   *chunks = (n + *len - 1) / *len;
 }
 
@@ -176,31 +266,32 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   const T *x = static_cast<const T *>(p->src);
   const Out o{p->dst, p->out_dtype == RS_FLOAT32, p->take_sqrt, p->correction};
   const long long outs = p->outer * p->inner, n = p->n;
-  // rows shorter than a block go through the column scheme too (a thread per row)
+  // rows shorter than a block go through the column scheme too (a lane per row)
   const bool rows = p->inner == 1 && n >= kBlock;
+  // columns: 16-byte loads of L adjacent columns when every lane's columns start aligned
+  constexpr int L = (int)(16 / sizeof(T));
+  const bool wide = !rows && p->inner % L == 0 && (uintptr_t)x % 16 == 0;
+  const long long tiles = rows ? 0 : (outs / (wide ? L : 1) + kLanes - 1) / kLanes;
   long long chunks = 1, len = n;
-  if (rows) {  // enough blocks for the whole GPU, several resident per multiprocessor
-    const long long want_blocks = (long long)rs_cuda_ops_grid(b, INT64_MAX / 2, 1, 16);
-    cut(n, (want_blocks + outs - 1) / outs, kMinRowChunk, &chunks, &len);
-  } else {
-    cut(n, (kWantThreads + outs - 1) / outs, kMinColChunk, &chunks, &len);
-  }
+  if (rows) cut(n, outs, capacity(b, row_states<T>), kMinRowChunk, sizeof(T), &chunks, &len);
+  else if (wide) cut(n, tiles, capacity(b, col_states<T, L>), kMinColChunk, sizeof(T), &chunks, &len);
+  else cut(n, tiles, capacity(b, col_states<T, 1>), kMinColChunk, sizeof(T), &chunks, &len);
   void *mem = nullptr;
   if (chunks > 1) RS_TRY(rs_cuda_ops_scratch(b, (size_t)(outs * chunks) * sizeof(W), stream, &mem));
   W *part = static_cast<W *>(mem);
-  unsigned fgrid = rs_cuda_ops_grid(b, outs, 1, 8);
   if (rows) {
     row_states<T><<<(unsigned)(outs * chunks), kBlock, 0, s>>>(x, n, chunks, len, part, o);
   } else {
-    const Cols g{n, p->inner, outs, chunks, len};
-    col_states<T><<<rs_cuda_ops_grid(b, outs * chunks, 1, 8), kBlock, 0, s>>>(x, part, g, o);
+    const Cols g{n, p->inner, outs, chunks, len, tiles};
+    if (wide) col_states<T, L><<<(unsigned)(tiles * chunks), kBlock, 0, s>>>(x, part, g, o);
+    else col_states<T, 1><<<(unsigned)(tiles * chunks), kBlock, 0, s>>>(x, part, g, o);
   }
   // chunk c of output k: rows part[k * chunks + c], columns part[c * outs + k]
   const long long at_k = rows ? chunks : 1, at_c = rows ? 1 : outs;
   if (chunks > kBlockFinish)
     finish_blocks<<<(unsigned)outs, kBlock, 0, s>>>(part, chunks, at_k, at_c, o);
   else if (chunks > 1)
-    finish<<<fgrid, kBlock, 0, s>>>(part, outs, chunks, at_k, at_c, o);
+    finish<<<rs_cuda_ops_grid(b, outs, 1, 8), kBlock, 0, s>>>(part, outs, chunks, at_k, at_c, o);
   cudaError_t err = cudaGetLastError();
   if (mem) rs_cuda_ops_scratch_free(mem, stream);
   if (err != cudaSuccess)
