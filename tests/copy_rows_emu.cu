@@ -2,10 +2,11 @@
 // per-thread code, run by a host loop over the grid the launcher would start, on random
 // layouts (itemsizes 1-16, axes permuted, reversed, broadcast, padded, base pointers
 // misaligned by 0-15 bytes, 1, 2 or 132 SMs so that broadcast axes get looped in the
-// thread and grid-stride loops wrap) planned by the real planner, against a plain loop over
-// the whole destination buffer. The tests of tests/test_copy_layouts.c check the same on
-// the GPU; this one runs in every build with the CUDA backend, sanitizers included (a
-// misaligned 16-byte access is undefined behaviour that UBSan reports).
+// thread, grids smaller than the tiles so that blocks loop) planned by the real planner,
+// against a plain loop over the whole destination buffer. The tests of
+// tests/test_copy_layouts.c check the same on the GPU; this one runs in every build with
+// the CUDA backend, sanitizers included (a misaligned 16-byte access is undefined
+// behaviour that UBSan reports).
 // usage: copy_rows_emu [seed] [cases]
 #include <cstdio>
 #include <cstdlib>
@@ -25,8 +26,8 @@ rs_status rs_fail(rs_status status, const char *fmt, ...) {
 
 template <typename T, int NI, int NR>
 void emu_run(const RowGeometry &g, unsigned blocks) {
-  unsigned long long stride = blocks * 256ull;
-  for (unsigned long long t = 0; t < stride; ++t) row_copy_thread<T, NI, NR>(g, t, stride);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned lane = 0; lane < (unsigned)kBlock; ++lane) row_copy_block<T, NI, NR>(g, b, blocks, lane);
 }
 template <typename T>
 void emu_launch(const RowGeometry &g, unsigned blocks) {
@@ -52,7 +53,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  int emulated = 0, hoisted = 0, fails = 0;
+  int emulated = 0, hoisted = 0, capped = 0, fails = 0;
   for (int cs = 0; cs < ncases; ++cs) {
     rs_strided_copy c;
     memset(&c, 0, sizeof c);
@@ -141,6 +142,9 @@ int main(int argc, char **argv) {
       memcpy(p.dst, p.src, p.count * p.itemsize);
     } else if (row_geometry(p, sms, g, &blocks)) {
       emulated++;
+      // a grid smaller than the launcher's: blocks loop over several tiles, as a grid
+      // capped for a copy of terabytes would
+      if (blocks > 1 && rnd(0, 3) == 0) blocks = (unsigned)rnd(1, blocks - 1), capped++;
       hoisted += g.nrep > 0;
       switch (p.itemsize) {
         case 1: emu_launch<uint8_t>(g, blocks); break;
@@ -161,6 +165,6 @@ int main(int argc, char **argv) {
       if (++fails > 5) return 1;
     }
   }
-  printf("emulated %d (hoisted %d), fails %d\n", emulated, hoisted, fails);
+  printf("emulated %d (hoisted %d, capped grid %d), fails %d\n", emulated, hoisted, capped, fails);
   return fails != 0;
 }
