@@ -31,7 +31,10 @@ void emu_run(const RowGeometry &g, unsigned blocks) {
 }
 template <typename T>
 void emu_launch(const RowGeometry &g, unsigned blocks) {
-  if (g.nidx == 1 && g.nrep == 0) emu_run<T, 1, 0>(g, blocks);
+  if (g.spread) {
+    for (unsigned b = 0; b < blocks; ++b)
+      for (unsigned lane = 0; lane < (unsigned)kBlock; ++lane) spread_block<T>(g, b, blocks, lane);
+  } else if (g.nidx == 1 && g.nrep == 0) emu_run<T, 1, 0>(g, blocks);
   else if (g.nidx == 2 && g.nrep == 0) emu_run<T, 2, 0>(g, blocks);
   else if (g.nidx == 1 && g.nrep == 1) emu_run<T, 1, 1>(g, blocks);
   else emu_run<T, -1, -1>(g, blocks);
@@ -53,7 +56,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  int emulated = 0, hoisted = 0, capped = 0, fails = 0;
+  int emulated = 0, hoisted = 0, spread = 0, capped = 0, fails = 0;
   for (int cs = 0; cs < ncases; ++cs) {
     rs_strided_copy c;
     memset(&c, 0, sizeof c);
@@ -74,11 +77,18 @@ int main(int argc, char **argv) {
       total = 1;
       for (int k = 0; k < c.ndim; ++k) total *= c.shape[k];
     }
+    // repeat's shape: an inner axis of one word (or two) of one source item, dst in order
+    const bool repeat = c.ndim >= 2 && bdim < 0 && c.itemsize < 16 && rnd(0, 5) == 0;
+    if (repeat) {
+      c.shape[c.ndim - 1] = (int64_t)(16 / c.itemsize) * (rnd(0, 3) == 0 ? 2 : 1);
+      total = 1;
+      for (int k = 0; k < c.ndim; ++k) total *= c.shape[k];
+    }
     if (total > 300000) continue;
     // dst: C-contiguous in a random permutation of axes, maybe reversed, maybe a step
     int perm[8];
     for (int k = 0; k < c.ndim; ++k) perm[k] = k;
-    std::shuffle(perm, perm + c.ndim, rng);
+    if (!repeat) std::shuffle(perm, perm + c.ndim, rng);
     int64_t dstep = rnd(0, 9) == 0 ? 2 : 1;
     int64_t st = (int64_t)c.itemsize * dstep;
     for (int q = c.ndim - 1; q >= 0; --q) {
@@ -96,6 +106,7 @@ int main(int argc, char **argv) {
       st *= (c.shape[k] > 0 ? c.shape[k] : 1) + (rnd(0, 5) == 0 ? 1 : 0);
     }
     if (bdim >= 0) c.src_strides[bdim] = 0;
+    if (repeat) c.src_strides[c.ndim - 1] = 0;
     // reach of each view
     auto reach = [&](const int64_t *s, int64_t &lo, int64_t &hi) {
       lo = 0; hi = 0;
@@ -146,6 +157,7 @@ int main(int argc, char **argv) {
       // capped for a copy of terabytes would
       if (blocks > 1 && rnd(0, 3) == 0) blocks = (unsigned)rnd(1, blocks - 1), capped++;
       hoisted += g.nrep > 0;
+      spread += g.spread;
       switch (p.itemsize) {
         case 1: emu_launch<uint8_t>(g, blocks); break;
         case 2: emu_launch<uint16_t>(g, blocks); break;
@@ -165,6 +177,11 @@ int main(int argc, char **argv) {
       if (++fails > 5) return 1;
     }
   }
-  printf("emulated %d (hoisted %d, capped grid %d), fails %d\n", emulated, hoisted, capped, fails);
+  printf("emulated %d (hoisted %d, spread %d, capped grid %d), fails %d\n", emulated, hoisted, spread, capped,
+         fails);
+  if (hoisted == 0 || spread == 0 || capped == 0) {
+    printf("a path of the kernel was never taken: more cases\n");
+    return 1;
+  }
   return fails != 0;
 }
