@@ -2,10 +2,11 @@
 // per-thread code, run by a host loop over the grid the launcher would start, on random
 // layouts (itemsizes 1-16, axes permuted, reversed, broadcast, padded, base pointers
 // misaligned by 0-15 bytes, 1, 2 or 132 SMs so that broadcast axes get looped in the
-// thread and grid-stride loops wrap) planned by the real planner, against a plain loop over
-// the whole destination buffer. The tests of tests/test_copy_layouts.c check the same on
-// the GPU; this one runs in every build with the CUDA backend, sanitizers included (a
-// misaligned 16-byte access is undefined behaviour that UBSan reports).
+// thread, grids smaller than the tiles so that blocks loop) planned by the real planner,
+// against a plain loop over the whole destination buffer. The tests of
+// tests/test_copy_layouts.c check the same on the GPU; this one runs in every build with
+// the CUDA backend, sanitizers included (a misaligned 16-byte access is undefined
+// behaviour that UBSan reports).
 // usage: copy_rows_emu [seed] [cases]
 #include <cstdio>
 #include <cstdlib>
@@ -25,12 +26,15 @@ rs_status rs_fail(rs_status status, const char *fmt, ...) {
 
 template <typename T, int NI, int NR>
 void emu_run(const RowGeometry &g, unsigned blocks) {
-  unsigned long long stride = blocks * 256ull;
-  for (unsigned long long t = 0; t < stride; ++t) row_copy_thread<T, NI, NR>(g, t, stride);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned lane = 0; lane < (unsigned)kBlock; ++lane) row_copy_block<T, NI, NR>(g, b, blocks, lane);
 }
 template <typename T>
 void emu_launch(const RowGeometry &g, unsigned blocks) {
-  if (g.nidx == 1 && g.nrep == 0) emu_run<T, 1, 0>(g, blocks);
+  if (g.spread) {
+    for (unsigned b = 0; b < blocks; ++b)
+      for (unsigned lane = 0; lane < (unsigned)kBlock; ++lane) spread_block<T>(g, b, blocks, lane);
+  } else if (g.nidx == 1 && g.nrep == 0) emu_run<T, 1, 0>(g, blocks);
   else if (g.nidx == 2 && g.nrep == 0) emu_run<T, 2, 0>(g, blocks);
   else if (g.nidx == 1 && g.nrep == 1) emu_run<T, 1, 1>(g, blocks);
   else emu_run<T, -1, -1>(g, blocks);
@@ -52,7 +56,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  int emulated = 0, hoisted = 0, fails = 0;
+  int emulated = 0, hoisted = 0, spread = 0, capped = 0, fails = 0;
   for (int cs = 0; cs < ncases; ++cs) {
     rs_strided_copy c;
     memset(&c, 0, sizeof c);
@@ -73,11 +77,18 @@ int main(int argc, char **argv) {
       total = 1;
       for (int k = 0; k < c.ndim; ++k) total *= c.shape[k];
     }
+    // repeat's shape: an inner axis of one word (or two) of one source item, dst in order
+    const bool repeat = c.ndim >= 2 && bdim < 0 && c.itemsize < 16 && rnd(0, 5) == 0;
+    if (repeat) {
+      c.shape[c.ndim - 1] = (int64_t)(16 / c.itemsize) * (rnd(0, 3) == 0 ? 2 : 1);
+      total = 1;
+      for (int k = 0; k < c.ndim; ++k) total *= c.shape[k];
+    }
     if (total > 300000) continue;
     // dst: C-contiguous in a random permutation of axes, maybe reversed, maybe a step
     int perm[8];
     for (int k = 0; k < c.ndim; ++k) perm[k] = k;
-    std::shuffle(perm, perm + c.ndim, rng);
+    if (!repeat) std::shuffle(perm, perm + c.ndim, rng);
     int64_t dstep = rnd(0, 9) == 0 ? 2 : 1;
     int64_t st = (int64_t)c.itemsize * dstep;
     for (int q = c.ndim - 1; q >= 0; --q) {
@@ -95,6 +106,7 @@ int main(int argc, char **argv) {
       st *= (c.shape[k] > 0 ? c.shape[k] : 1) + (rnd(0, 5) == 0 ? 1 : 0);
     }
     if (bdim >= 0) c.src_strides[bdim] = 0;
+    if (repeat) c.src_strides[c.ndim - 1] = 0;
     // reach of each view
     auto reach = [&](const int64_t *s, int64_t &lo, int64_t &hi) {
       lo = 0; hi = 0;
@@ -141,7 +153,11 @@ int main(int argc, char **argv) {
       memcpy(p.dst, p.src, p.count * p.itemsize);
     } else if (row_geometry(p, sms, g, &blocks)) {
       emulated++;
+      // a grid smaller than the launcher's: blocks loop over several tiles, as a grid
+      // capped for a copy of terabytes would
+      if (blocks > 1 && rnd(0, 3) == 0) blocks = (unsigned)rnd(1, blocks - 1), capped++;
       hoisted += g.nrep > 0;
+      spread += g.spread;
       switch (p.itemsize) {
         case 1: emu_launch<uint8_t>(g, blocks); break;
         case 2: emu_launch<uint16_t>(g, blocks); break;
@@ -161,6 +177,11 @@ int main(int argc, char **argv) {
       if (++fails > 5) return 1;
     }
   }
-  printf("emulated %d (hoisted %d), fails %d\n", emulated, hoisted, fails);
+  printf("emulated %d (hoisted %d, spread %d, capped grid %d), fails %d\n", emulated, hoisted, spread, capped,
+         fails);
+  if (hoisted == 0 || spread == 0 || capped == 0) {
+    printf("a path of the kernel was never taken: more cases\n");
+    return 1;
+  }
   return fails != 0;
 }

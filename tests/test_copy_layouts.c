@@ -385,17 +385,19 @@ static void test_large(rs_context *ctx) {
     region_free(&S);
     if (rs_t_.failed) return;
   }
+  /* Big enough that the row kernel loops the broadcast axes in the thread on the H200:
+   * the rest must fill a wave of tiles, 132 SMs x 4 blocks x 1024 words = 8.7 MB. */
   {
-    int64_t n = 3 << 19; /* 6 MB of uint32 */
+    int64_t n = 3 << 20; /* 12 MB of uint32 */
     SUB(broadcast_case(ctx, RS_UINT32, 1, &n, 1, (const int[]){0}, 2, (const int64_t[]){3, n}, 0, 0,
-                       "tile 3 x 6 MB"));
+                       "tile 3 x 12 MB"));
     SUB(broadcast_case(ctx, RS_UINT32, 1, &n, 1, (const int[]){0}, 2, (const int64_t[]){3, n}, 4, 12,
-                       "tile 3 x 6 MB misaligned"));
+                       "tile 3 x 12 MB misaligned"));
   }
   {
-    const int64_t ab[2] = {1024, 1200};
-    SUB(broadcast_case(ctx, RS_UINT32, 2, ab, 2, (const int[]){0, 2}, 4, (const int64_t[]){2, 1024, 3, 1200}, 0, 0,
-                       "tile (2, 3) of (1024, 1200)"));
+    const int64_t ab[2] = {2048, 1200};
+    SUB(broadcast_case(ctx, RS_UINT32, 2, ab, 2, (const int[]){0, 2}, 4, (const int64_t[]){2, 2048, 3, 1200}, 0, 0,
+                       "tile (2, 3) of (2048, 1200)"));
   }
   {
     int64_t n = 2 << 20;
