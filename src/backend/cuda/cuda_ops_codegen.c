@@ -473,8 +473,7 @@ rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
            "      for (long long r = r0; r < r1;) {\n"
            "        const long long m = len - c[%d] < r1 - r ? len - c[%d] : r1 - r;\n"
            "        const char *b = p.in + io + off;\n"
-           /* 8 loads in flight a thread (one element a row: they set the bandwidth) */
-           "#pragma unroll 8\n"
+           "#pragma unroll 4\n"
            "        for (long long j = 0; j < m; j++) a = rcomb(a, rval(b + j * st, r + j));\n"
            "        r += m;\n"
            "        off -= c[%d] * st;\n        c[%d] = 0;\n"

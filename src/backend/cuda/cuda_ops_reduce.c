@@ -109,23 +109,6 @@ typedef struct cols_plan {
   int64_t inner, splits, chunk;
 } cols_plan;
 
-/* Sets c's chunk and splits for about `want` chunks an output of c->q (at least 32
- * elements each, at most 256 partials an output, whole runs of the last reduced axis when
- * it is short: fewer splits then, never more); returns the clamped request. */
-static int64_t cols_split(cols_plan *c, int64_t want) {
-  const rs_reduce_plan *q = &c->q;
-  const int64_t last = q->red_shape[q->nred - 1], most = (q->n_red + 31) / 32;
-  int64_t splits = want;
-  if (splits > 256 / c->inner) splits = 256 / c->inner;
-  if (splits > most) splits = most;
-  if (splits < 1) splits = 1;
-  int64_t chunk = (q->n_red + splits - 1) / splits;
-  if (last < chunk) chunk = (chunk + last - 1) / last * last;
-  c->splits = (q->n_red + chunk - 1) / chunk;
-  c->chunk = chunk;
-  return splits;
-}
-
 static int cols_make(cols_plan *c, const rs_reduce_plan *p) {
   rs_reduce_plan *q = &c->q;
   *q = *p;
@@ -141,42 +124,23 @@ static int cols_make(cols_plan *c, const rs_reduce_plan *p) {
   q->nred = k;
   q->n_out = p->n_out * inner;
   q->n_red = p->n_red / inner;
+  const int64_t want = 1 << 18, last = q->red_shape[q->nred - 1], most = (q->n_red + 31) / 32;
+  int64_t splits = (want + q->n_out - 1) / q->n_out;
+  if (splits > 256 / inner) splits = 256 / inner;
+  if (splits > most) splits = most;
+  if (splits < 1) splits = 1;
+  int64_t chunk = (q->n_red + splits - 1) / splits;
+  if (last < chunk) chunk = (chunk + last - 1) / last * last; /* (fewer splits, never more) */
+  c->splits = (q->n_red + chunk - 1) / chunk;
+  c->chunk = chunk;
   c->inner = inner;
-  const int64_t splits = cols_split(c, ((1 << 18) + q->n_out - 1) / q->n_out);
-  return q->n_out * c->splits >= 32768 || splits == (q->n_red + 31) / 32;
+  return q->n_out * c->splits >= 32768 || splits == most;
 }
 
-/* The column pass's threads are alike (a chunk each), so a last wave partly filled leaves
- * most multiprocessors idle while it streams (H200, sum over (0, 2) of 1000 x 10000 x 10:
- * 1.5 waves, 74% of a copy's bandwidth). With fn's occupancy known: the split count whose
- * threads fill whole waves best (up to 8 waves, at most the plan's 256 partials an
- * output), less the partials' traffic (written and read, against the data). Ties: fewer. */
-static void cols_fill(cols_plan *c, const rs_reduce_plan *p, rs_backend *b, void *fn) {
-  int per = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, (const void *)fn, RS_CUDA_OPS_BLOCK, 0) != cudaSuccess ||
-      per < 1) {
-    (void)cudaGetLastError(); /* keep the plan's split count */
-    return;
-  }
-  const int64_t cap = (int64_t)per * RS_CUDA_OPS_BLOCK * (b->multiprocessors > 0 ? b->multiprocessors : 1);
-  const double data = (double)c->q.n_red * (double)rs_dtype_size(p->in_dtype), pb = (double)partial_bytes(p);
-  cols_plan t = *c, best = *c;
-  double best_score = -1;
-  for (int64_t want = 1; want <= 256 / c->inner && want * c->q.n_out <= 8 * cap; want++) {
-    cols_split(&t, want);
-    const int64_t items = c->q.n_out * t.splits, waves = (items + cap - 1) / cap;
-    const double fill = (double)items / (double)(waves * cap);
-    const double score = fill / (1.0 + 2.0 * pb * (double)t.splits / data);
-    if (score > best_score + 1e-9) best = t, best_score = score;
-  }
-  *c = best;
-}
-
-static rs_status reduce_cols(rs_backend *b, const rs_reduce_plan *p, cols_plan *c, void *stream) {
+static rs_status reduce_cols(rs_backend *b, const rs_reduce_plan *p, const cols_plan *c, void *stream) {
   void *fn = NULL, *fin = NULL, *part = NULL;
   uint64_t words[8 + 5 * RS_MAX_DIMS], fwords[8 + 5 * RS_MAX_DIMS];
   RS_TRY(reduce_kernel(b, &c->q, MODE_COLS, &fn));
-  cols_fill(c, p, b, fn);
   if (c->splits * c->inner > 1) { /* partials (q.n_out x splits), merged per output in order */
     RS_TRY(reduce_kernel(b, p, MODE_FINAL, &fin));
     RS_TRY(rs_cuda_ops_scratch(b, (size_t)(c->q.n_out * c->splits) * partial_bytes(p), stream, &part));
