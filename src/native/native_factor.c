@@ -144,6 +144,13 @@ void rs_native_factor(const rs_factor_plan *p, void *scratch) {
       case RS_FACTOR_QR: {
         char *qm = (char *)p->q + (size_t)(q * p->m * qcols) * item;
         r = RS_LAPACK4(dt, geqrf, LAPACK_COL_MAJOR, m, n, a, m, tau);
+        if (p->q_in_a) { /* R's top k rows of each column to q, then Q made in a */
+          for (lapack_int j = 0; j < n; j++)
+            memcpy(qm + (size_t)j * (size_t)m * item, (char *)a + (size_t)j * (size_t)m * item, (size_t)k * item);
+          rs_native_zero_triangle(dt, qm, m, n, k, 0);
+          if (r == 0) r = orgqr(dt, m, qcols, k, a, m, tau);
+          break;
+        }
         if (r == 0) {
           memcpy(qm, a, (size_t)m * (size_t)k * item);
           /* A complete Q's columns past k are orgqr's to make, but LAPACKE checks its whole

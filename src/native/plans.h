@@ -223,7 +223,9 @@ typedef enum rs_factor_kind { RS_FACTOR_CHOLESKY, RS_FACTOR_LU, RS_FACTOR_QR, RS
  *     det (dtype), sign (dtype: det / |det|, 0 for a singular matrix) and logabs (the
  *     real dtype: log |det|, -inf when singular). *info stays 0 (det of a singular matrix is 0).
  *   QR: a becomes R (strictly lower part zeroed); q (m x qcols column-major per matrix,
- *     qcols = m when option is 1 (complete), else min(m, n)) gets Q.
+ *     qcols = m when option is 1 (complete), else min(m, n)) gets Q. With q_in_a (set
+ *     only when qcols = n, so a and q have one shape) the two trade places: Q is made in
+ *     a itself (no copy of the m x k reflectors) and R, the top k rows, goes to q.
  *   EIGH (m = n): w (batch x n, the real dtype) the eigenvalues ascending of the
  *     Hermitian matrix in a's lower triangle (upper = 1: its upper triangle); option 1: a
  *     becomes the eigenvectors (columns). *info = 1 when some matrix did not converge. */
@@ -232,6 +234,7 @@ typedef struct rs_factor_plan {
   rs_dtype dtype;
   int64_t batch, m, n;
   int option, upper;
+  int q_in_a; /* QR: Q in a, R in q (above) */
   void *a, *q, *w, *det, *sign, *logabs;
   int32_t *info;
 } rs_factor_plan;

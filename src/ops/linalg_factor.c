@@ -139,7 +139,15 @@ static rs_status factor(const factor_req *rq, const rs_array *a, rs_stream *stre
       rs_factor_plan p = {.kind = rq->kind, .dtype = dt, .batch = batch, .m = m, .n = n, .option = rq->option};
       if (flip && rq->kind == RS_FACTOR_CHOLESKY) p.option = !rq->option;
       p.upper = flip && rq->kind == RS_FACTOR_EIGH;
+      /* Q with a's shape (the reduced QR of a tall or square matrix, the complete one of a
+       * square matrix): made in place of the reflectors, and the arrays trade roles after,
+       * saving a copy of m x k values (64 MB for 8192 x 1024 float64). */
+      p.q_in_a = rq->kind == RS_FACTOR_QR && (rq->option ? m : k) == n;
       st = run(rq, &fs, &p, dev, stream);
+      if (st == RS_OK && p.q_in_a) {
+        rs_array *t = fs.ac;
+        fs.ac = fs.qwork, fs.qwork = t;
+      }
     }
     if (st == RS_OK) {
       int32_t flag = 0;

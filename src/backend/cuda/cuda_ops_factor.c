@@ -105,8 +105,16 @@ static rs_status one(factor_run *r, int64_t q, int64_t *ipiv, void *tau, int lwo
       ss = S->geqrf(r->L.cusolver, r->L.params, m, n, t, a, m, t, tau, t, r->dwork, r->dbytes, r->hwork, r->hbytes,
                     r->flags + q);
       if (ss != CUSOLVER_STATUS_SUCCESS) break;
-      RS_CUDA_CALL(cudaMemcpyAsync(qm, a, (size_t)(m * k) * r->item, cudaMemcpyDeviceToDevice, (cudaStream_t)r->stream),
-                   "qr: copying the reflectors");
+      if (p->q_in_a) { /* R (the top k rows) to q, then Q made in place of the reflectors */
+        size_t pitch = (size_t)m * r->item;
+        RS_CUDA_CALL(cudaMemcpy2DAsync(qm, pitch, a, pitch, (size_t)k * r->item, (size_t)n, cudaMemcpyDeviceToDevice,
+                                       (cudaStream_t)r->stream),
+                     "qr: copying R out");
+        qm = a;
+      } else {
+        RS_CUDA_CALL(cudaMemcpyAsync(qm, a, (size_t)(m * k) * r->item, cudaMemcpyDeviceToDevice, (cudaStream_t)r->stream),
+                     "qr: copying the reflectors");
+      }
       what = "cusolverDn<t>orgqr";
       ss = orgqr(r, (int)m, (int)qcols, (int)k, qm, tau, r->dwork, lwork, r->flags + p->batch);
       break;
@@ -166,7 +174,8 @@ rs_status rs_cuda_ops_factor(rs_backend *b, const rs_factor_plan *p, void *strea
     st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "linear algebra: %zu bytes of host workspace", r.hbytes);
   for (int64_t q = 0; st == RS_OK && q < p->batch; q++) st = one(&r, q, ipiv, tau, lwork);
   if (st == RS_OK && p->kind == RS_FACTOR_CHOLESKY) st = rs_cuda_zero_triangle(b, r.item, p->a, p->batch, n, n, n, !p->option, stream);
-  if (st == RS_OK && p->kind == RS_FACTOR_QR) st = rs_cuda_zero_triangle(b, r.item, p->a, p->batch, m, n, p->option ? m : k, 0, stream);
+  if (st == RS_OK && p->kind == RS_FACTOR_QR)
+    st = rs_cuda_zero_triangle(b, r.item, p->q_in_a ? p->q : p->a, p->batch, m, n, p->option ? m : k, 0, stream);
   if (st == RS_OK && p->kind == RS_FACTOR_LU)
     st = rs_cuda_lu_det(p->dtype, p->a, ipiv, p->batch, n, p->det, p->sign, p->logabs, stream);
   if (st == RS_OK && p->kind == RS_FACTOR_LU && cudaMemsetAsync(p->info, 0, sizeof(int32_t), (cudaStream_t)stream) != cudaSuccess)
