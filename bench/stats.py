@@ -94,6 +94,8 @@ def main():
          (lambda: cp.cumsum(c2, axis=0)) if cp else None, 2 * h2.nbytes, True),
         ("sum axes (0, 2) f32", lambda: rs.sum(r3, axis=(0, 2)), (lambda: cp.sum(c3, axis=(0, 2))) if cp else None,
          h3.nbytes, True),
+        ("sum axis 0 f32", lambda: rs.sum(r2, axis=0), (lambda: cp.sum(c2, axis=0)) if cp else None,
+         h2.nbytes + side * 4, True),
         ("var axis 1 f32 (1 read)", lambda: rs.var(r2, axis=1), (lambda: cp.var(c2, axis=1)) if cp else None,
          h2.nbytes + side * 4, True),
         ("std axis 1 f64 (1 read)", lambda: rs.std(r2d, axis=1), (lambda: cp.std(c2d, axis=1)) if cp else None,

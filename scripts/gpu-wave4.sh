@@ -12,7 +12,8 @@
 #            bench/pageable, bench/sim_checks, and the host path against NumPy
 #            (bench/host_ops.py, bench/host_linalg.py) on the machine's 16 cores
 #   PART=12  both, in one call
-#   TESTS=regex  PART=1 runs only the ctest tests matching it (a re-run after a fix)
+#   TESTS=regex  PART=1 runs only the ctest tests matching it (a re-run after a fix), and
+#            memcheck only where MEMCHECK_TESTS names the tests
 . "$(dirname "$0")/gpu-common.sh"
 # The Python extension, built once for both parts.
 WERROR=OFF BUILD=$B PYTHON=python3 timeout 200 bash scripts/python-test.sh -q -k nothing_matches >"$OUT/pybuild.log" 2>&1
@@ -26,17 +27,19 @@ if [ "$PART" = 1 ] || [ "$PART" = 12 ]; then
   grep -E '\(Skipped\)|\(Failed\)|\(Timeout\)' "$OUT/ctest-cuda.log" | head -n 20
   (cd "$B" && timeout 60 ctest --output-on-failure -R 'copy_rows_emu') >"$OUT/ctest-emu.log" 2>&1
   note "copy_rows_emu" "$(grep -E 'tests passed' "$OUT/ctest-emu.log" | tail -n 1)"
-  if [ -z "${TESTS:-}" ]; then
+  if [ -z "${TESTS:-}" ] || [ -n "${MEMCHECK_TESTS:-}" ]; then
     for t in ${MEMCHECK_TESTS:-test_copy_layouts test_ops_manip test_ops_stats test_ops_scan test_ops_reduce test_streamed}; do
       [ -x "$B/tests/$t" ] || continue
       (RESIDENT_BACKEND=cuda RESIDENT_UNDER_SANITIZER=memcheck timeout 200 compute-sanitizer --tool memcheck \
         --report-api-errors no "$B/tests/$t" 2>&1 | grep -E 'ERROR SUMMARY|FAIL|passed' | tail -n 2 | sed "s/^/$t: /" \
         >"$OUT/memcheck-$t.txt") &
     done
-    (cd "$B-python" && PYTHONPATH="$PWD" timeout 200 python3 -m pytest -q -rs -p no:cacheprovider ../python/tests) \
-      >"$OUT/pytest-cuda.log" 2>&1
-    note "pytest (cuda)" "$(grep -E '[0-9]+ (passed|failed)' "$OUT/pytest-cuda.log" | tail -n 1)"
-    grep -E '^FAILED|^ERROR' "$OUT/pytest-cuda.log" | head -n 15
+    if [ -z "${TESTS:-}" ]; then
+      (cd "$B-python" && PYTHONPATH="$PWD" timeout 200 python3 -m pytest -q -rs -p no:cacheprovider ../python/tests) \
+        >"$OUT/pytest-cuda.log" 2>&1
+      note "pytest (cuda)" "$(grep -E '[0-9]+ (passed|failed)' "$OUT/pytest-cuda.log" | tail -n 1)"
+      grep -E '^FAILED|^ERROR' "$OUT/pytest-cuda.log" | head -n 15
+    fi
     wait
     cat "$OUT"/memcheck-*.txt >"$OUT/memcheck.log" 2>/dev/null; rm -f "$OUT"/memcheck-*.txt
     note memcheck "$(tr '\n' ';' <"$OUT/memcheck.log")"

@@ -24,21 +24,20 @@ rs_status rs_fail(rs_status status, const char *fmt, ...) {
 #include "backend/cuda/cuda_copy_plan.cu"
 #include "backend/cuda/cuda_copy_rows.cu"
 
-template <typename T, int NI, int NR>
-void emu_run(const RowGeometry &g, unsigned blocks) {
-  for (unsigned b = 0; b < blocks; ++b)
-    for (unsigned lane = 0; lane < (unsigned)kBlock; ++lane) row_copy_block<T, NI, NR>(g, b, blocks, lane);
-}
-template <typename T>
-void emu_launch(const RowGeometry &g, unsigned blocks) {
-  if (g.spread) {
+// the launcher's dispatch, each instance run as a host loop over its grid
+struct Emulate {
+  unsigned blocks;
+  template <typename T>
+  void spread(const RowGeometry &g) {
     for (unsigned b = 0; b < blocks; ++b)
       for (unsigned lane = 0; lane < (unsigned)kBlock; ++lane) spread_block<T>(g, b, blocks, lane);
-  } else if (g.nidx == 1 && g.nrep == 0) emu_run<T, 1, 0>(g, blocks);
-  else if (g.nidx == 2 && g.nrep == 0) emu_run<T, 2, 0>(g, blocks);
-  else if (g.nidx == 1 && g.nrep == 1) emu_run<T, 1, 1>(g, blocks);
-  else emu_run<T, -1, -1>(g, blocks);
-}
+  }
+  template <typename T, int NI, int NR>
+  void rows(const RowGeometry &g) {
+    for (unsigned b = 0; b < blocks; ++b)
+      for (unsigned lane = 0; lane < (unsigned)kBlock; ++lane) row_copy_block<T, NI, NR>(g, b, blocks, lane);
+  }
+};
 
 int main(int argc, char **argv) {
   std::mt19937_64 rng(argc > 1 ? atoi(argv[1]) : 1);
@@ -158,13 +157,8 @@ int main(int argc, char **argv) {
       if (blocks > 1 && rnd(0, 3) == 0) blocks = (unsigned)rnd(1, blocks - 1), capped++;
       hoisted += g.nrep > 0;
       spread += g.spread;
-      switch (p.itemsize) {
-        case 1: emu_launch<uint8_t>(g, blocks); break;
-        case 2: emu_launch<uint16_t>(g, blocks); break;
-        case 4: emu_launch<uint32_t>(g, blocks); break;
-        case 8: emu_launch<uint64_t>(g, blocks); break;
-        default: emu_launch<uint4>(g, blocks); break;
-      }
+      Emulate run{blocks};
+      dispatch_items(g, p.itemsize, run);
     } else {
       continue;  // general kernel
     }

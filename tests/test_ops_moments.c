@@ -2,7 +2,8 @@
  * with Chan's formula) against NumPy's two-pass var in float64: data with a large mean
  * and a small spread (1e8 + uniform(0, 1) in float64, 1e4 + uniform(0, 1) in float32,
  * where E[x^2] - E[x]^2 loses every digit), rows of 1, 31, 32, 33, 1000 and 200003
- * elements (a thread per row, a block per row, a row cut over many blocks), one long row
+ * elements (a thread per row, a block per row, a row cut over many blocks) and 9000 rows
+ * of 301 (a warp a row), one long row
  * (axis None), leading and middle axes (columns, cut into chunks when long; 16-byte loads
  * of several columns a lane where they fit), rows off 16-byte alignment, keepdims,
  * correction 0 and 1, and int32 (the composed path). */
@@ -26,6 +27,8 @@ static const shape_case kShapes[] = {
      * outer slabs; a partial tile, float32 scalar), rows starting off 16-byte alignment */
     {2, {20003, 8}, 1, {0}, "0"},       {3, {5, 700, 12}, 1, {1}, "1"},     {2, {9, 1030}, 1, {0}, "0"},
     {2, {6, 1027}, 1, {1}, "1"},
+    /* many rows of moderate length: a warp a row on the GPU (rows off alignment) */
+    {2, {9000, 301}, 1, {1}, "1"},
 };
 #define NSHAPES ((int)(sizeof kShapes / sizeof kShapes[0]))
 

@@ -101,13 +101,16 @@ static void test_scan_views(rs_context *ctx) {
 }
 
 /* int32 against a plain loop, exact: a long row (one CUB scan), many short rows (scan by
- * key), and axes that are not the last (the GPU's column scan, chunked or not). */
+ * key), and axes that are not the last (the GPU's column scans: chunked, or a block per
+ * strip of columns). */
 static void test_scan_long(rs_context *ctx) {
   /* the last: enough long rows for a block per row on the GPU (a ragged last tile) */
-  const int64_t shapes[6][3] = {{1, 1, 3000001}, {1, 20001, 37}, {1, 5000, 300}, {3, 40000, 5}, {2, 7, 70001},
-                                {1, 1100, 2500}};
-  const int axes[6] = {2, 2, 1, 1, 1, 2};
-  for (int k = 0; k < 6; k++) {
+  /* the middle axis of wide arrays: a block per strip of 32 columns on the GPU (from 2
+   * strips a multiprocessor: 316 and 282 here), ragged in both directions */
+  const int64_t shapes[8][3] = {{1, 1, 3000001}, {1, 20001, 37}, {1, 5000, 300}, {3, 40000, 5}, {2, 7, 70001},
+                                {1, 1100, 2500},  {4, 600, 2500}, {1, 300, 9000}};
+  const int axes[8] = {2, 2, 1, 1, 1, 2, 1, 1};
+  for (int k = 0; k < 8; k++) {
     int64_t outer = shapes[k][0] * (axes[k] == 2 ? shapes[k][1] : 1), n = shapes[k][axes[k]];
     int64_t inner = axes[k] == 2 ? 1 : shapes[k][2], total = shapes[k][0] * shapes[k][1] * shapes[k][2];
     int32_t *h = malloc((size_t)total * sizeof *h);

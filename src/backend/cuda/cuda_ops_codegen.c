@@ -455,6 +455,9 @@ rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
     /* the chunk's elements in C order: runs along the last reduced axis (a plain loop), an
      * odometer over the other reduced axes between runs (no division per element) */
     int nr = p->nred > 0 ? p->nred : 1;
+    /* loads in flight a thread, all issued before their combinations (the H200: 6 with
+     * about 200000 threads; 4 loaded one at a time after the previous combination) */
+    rs_textbuf_addf(&b, "#define RS_COLS_U 6\n");
     rs_textbuf_addf(&b,
            "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce(const R p) {\n"
            "  const long long total = p.n_out * p.splits;\n"
@@ -473,8 +476,15 @@ rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
            "      for (long long r = r0; r < r1;) {\n"
            "        const long long m = len - c[%d] < r1 - r ? len - c[%d] : r1 - r;\n"
            "        const char *b = p.in + io + off;\n"
-           "#pragma unroll 4\n"
-           "        for (long long j = 0; j < m; j++) a = rcomb(a, rval(b + j * st, r + j));\n"
+           "        long long j = 0;\n"
+           "        for (; j + RS_COLS_U <= m; j += RS_COLS_U) {\n"
+           "          A v[RS_COLS_U];\n"
+           "#pragma unroll\n"
+           "          for (int u = 0; u < RS_COLS_U; u++) v[u] = rval(b + (j + u) * st, r + j + u);\n"
+           "#pragma unroll\n"
+           "          for (int u = 0; u < RS_COLS_U; u++) a = rcomb(a, v[u]);\n"
+           "        }\n"
+           "        for (; j < m; j++) a = rcomb(a, rval(b + j * st, r + j));\n"
            "        r += m;\n"
            "        off -= c[%d] * st;\n        c[%d] = 0;\n"
            "#pragma unroll\n"

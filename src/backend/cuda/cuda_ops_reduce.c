@@ -26,7 +26,7 @@ static rs_status make_source(char **source, void *arg) {
 }
 
 static rs_status reduce_kernel(rs_backend *b, const rs_reduce_plan *p, int mode, void **fn) {
-  int key[8] = {0x52450001, mode, (int)p->op, (int)p->in_dtype, (int)p->out_dtype, p->nkeep, p->nred, 0};
+  int key[8] = {0x52450002, mode, (int)p->op, (int)p->in_dtype, (int)p->out_dtype, p->nkeep, p->nred, 0};
   red_src s = {p, mode};
   return rs_cuda_ops_kernel(b, key, sizeof key, mode == MODE_FINAL ? "rs_reduce_final" : "rs_reduce", 1,
                             p->jit, p->cache_dir ? p->cache_dir : "", p->cache_max, make_source, &s, fn);
@@ -95,7 +95,9 @@ static int cols_fit(const rs_reduce_plan *p) {
   return !run && abs64(p->keep_in_strides[p->nkeep - 1]) <= 256;
 }
 
-/* The column scheme's plan q: enough threads for the device (about 2^18), chunks of whole
+/* The column scheme's plan q: enough threads for the device (about 200000: on the H200,
+ * 3 x 2^16 reached 91% of the copy bandwidth for a sum over (0, 2) of 1000 x 10000 x 10
+ * float32 and 87% over axis 0 of 10000^2; 2^18 80% and 76%, 2^16 75% and 63%), chunks of whole
  * runs along the last reduced axis when they are short, at least 32 elements each.
  * Reduced axes lying inside the innermost kept one (sum over (0, 2) of a 3-d array: the
  * last axis) become extra outputs of the column pass - each a column of its own, so a
@@ -124,7 +126,7 @@ static int cols_make(cols_plan *c, const rs_reduce_plan *p) {
   q->nred = k;
   q->n_out = p->n_out * inner;
   q->n_red = p->n_red / inner;
-  const int64_t want = 1 << 18, last = q->red_shape[q->nred - 1], most = (q->n_red + 31) / 32;
+  const int64_t want = 3 << 16, last = q->red_shape[q->nred - 1], most = (q->n_red + 31) / 32;
   int64_t splits = (want + q->n_out - 1) / q->n_out;
   if (splits > 256 / inner) splits = 256 / inner;
   if (splits > most) splits = most;
