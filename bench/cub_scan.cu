@@ -15,14 +15,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda/std/functional>
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "bench_cuda_check.h"
 
 struct OwnAdd {  // the same addition, unknown to CUB's tuning
   __device__ __forceinline__ float operator()(const float &a, const float &b) const { return a + b; }

@@ -30,14 +30,7 @@
 #include "cli/pipeline_kernel.h"
 #include "resident.h"
 
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
+#include "bench_cuda_check.h"
 #define RK(x)                                                                                          \
   do {                                                                                                 \
     rs_status s_ = (x);                                                                                \
