@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "backend/cuda/cuda_codegen.h"
 #include "backend/cuda/cuda_ops.h"
 #include "core/textbuf.h"
 #include "native/native.h"
@@ -17,24 +18,24 @@
 #define UNROLL 4
 
 /* The generators append without checking each piece: the buffer's failure is sticky and
- * finish() reports it once. */
-static rs_status finish(rs_textbuf *b, char **out) {
+ * rs_cuda_cg_finish() reports it once. */
+rs_status rs_cuda_cg_finish(rs_textbuf *b, char **out) {
   rs_status st = rs_textbuf_take(b, out);
   return st == RS_OK ? RS_OK : rs_fail_prefix(st, "array operations: generating a kernel: ");
 }
 
-static const char *cls_type(rs_cls c) {
+const char *rs_cuda_cg_cls_type(rs_cls c) {
   static const char *t[RS_CLS_COUNT] = {"rs_b", "rs_i", "rs_u", "rs_f", "rs_d", "rs_c", "rs_z"};
   return t[c];
 }
 
-static const char *cls_letter(rs_cls c) {
+const char *rs_cuda_cg_cls_letter(rs_cls c) {
   static const char *t[RS_CLS_COUNT] = {"b", "i", "u", "f", "d", "c", "z"};
   return t[c];
 }
 
 /* dtypes narrower than their class: values are wrapped / rounded after each step */
-static int narrow(rs_dtype d) {
+int rs_cuda_cg_narrow(rs_dtype d) {
   return d == RS_INT8 || d == RS_INT16 || d == RS_INT32 || d == RS_UINT8 || d == RS_UINT16 || d == RS_UINT32 ||
          d == RS_FLOAT16;
 }
@@ -54,27 +55,27 @@ static void as_double(char *buf, size_t len, rs_cls from, const char *x) {
   else snprintf(buf, len, "(double)%s", x);
 }
 
-static void cast_expr(rs_textbuf *b, const rs_ew_instr *in, const char *x) {
+void rs_cuda_cg_cast_expr(rs_textbuf *b, const rs_ew_instr *in, const char *x) {
   rs_cls from = rs_dtype_cls(in->arg_dtype), to = rs_dtype_cls(in->dtype);
   char d[160];
   as_double(d, sizeof d, from, x);
   int float_src = from >= RS_CLS_F;
-  if (float_src && narrow(in->dtype) && in->dtype != RS_FLOAT16 && in->dtype != RS_UINT32) {
+  if (float_src && rs_cuda_cg_narrow(in->dtype) && in->dtype != RS_FLOAT16 && in->dtype != RS_UINT32) {
     rs_textbuf_addf(b, "nz_%s(cv32(%s))", rs_dtype_name(in->dtype), d); /* x86 32-bit conversion, as NumPy */
   } else if (in->dtype == RS_FLOAT16 && (from == RS_CLS_D || from == RS_CLS_Z)) {
     rs_textbuf_addf(b, "h2f(d2h(%s))", d); /* one rounding from double */
   } else {
     char conv[200];
     if (from == to) snprintf(conv, sizeof conv, "%s", x);
-    else snprintf(conv, sizeof conv, "cv_%s_%s(%s)", cls_letter(from), cls_letter(to), x);
-    if (narrow(in->dtype)) rs_textbuf_addf(b, "nz_%s(%s)", rs_dtype_name(in->dtype), conv);
+    else snprintf(conv, sizeof conv, "cv_%s_%s(%s)", rs_cuda_cg_cls_letter(from), rs_cuda_cg_cls_letter(to), x);
+    if (rs_cuda_cg_narrow(in->dtype)) rs_textbuf_addf(b, "nz_%s(%s)", rs_dtype_name(in->dtype), conv);
     else rs_textbuf_addf(b, "%s", conv);
   }
 }
 
 static void const_decl(rs_textbuf *b, int reg, rs_dtype dt, int j) {
   rs_cls c = rs_dtype_cls(dt);
-  rs_textbuf_addf(b, "  const %s r%d = ", cls_type(c), reg);
+  rs_textbuf_addf(b, "  const %s r%d = ", rs_cuda_cg_cls_type(c), reg);
   switch (c) {
     case RS_CLS_B: rs_textbuf_addf(b, "(rs_b)(p.c[%d].i != 0);\n", j); break;
     case RS_CLS_I: rs_textbuf_addf(b, "(rs_i)p.c[%d].i;\n", j); break;
@@ -103,7 +104,7 @@ static void emit_arith(rs_textbuf *b, const rs_ew_program *p, int lanes) {
   for (int k = 0; k < p->ninstr; k++) {
     const rs_ew_instr *in = &p->instr[k];
     if (in->code == RS_EW_LOAD || in->code == RS_EW_CONST) continue;
-    const char *t = cls_type(rs_dtype_cls(in->dtype));
+    const char *t = rs_cuda_cg_cls_type(rs_dtype_cls(in->dtype));
     for (int u = 0; u < lanes; u++) {
       char a[32], bb[32], c[32];
       rs_textbuf_addf(b, "    const %s r%d_%d = ", t, k, u);
@@ -113,23 +114,23 @@ static void emit_arith(rs_textbuf *b, const rs_ew_program *p, int lanes) {
           break;
         case RS_EW_CAST:
           ref(a, sizeof a, p, in->a, u);
-          cast_expr(b, in, a);
+          rs_cuda_cg_cast_expr(b, in, a);
           break;
         case RS_EW_UNARY:
         case RS_EW_BINARY:
           ref(a, sizeof a, p, in->a, u);
-          if (narrow(in->dtype)) rs_textbuf_addf(b, "nz_%s(", rs_dtype_name(in->dtype));
+          if (rs_cuda_cg_narrow(in->dtype)) rs_textbuf_addf(b, "nz_%s(", rs_dtype_name(in->dtype));
           /* float16 is held as float, but its nextafter steps in float16 (prelude's _h) */
           rs_textbuf_addf(b, "%s_%s(%s", rs_op_name((rs_op)in->op),
                           in->op == RS_OP_NEXTAFTER && in->arg_dtype == RS_FLOAT16
                               ? "h"
-                              : cls_letter(rs_dtype_cls(in->arg_dtype)),
+                              : rs_cuda_cg_cls_letter(rs_dtype_cls(in->arg_dtype)),
                           a);
           if (in->code == RS_EW_BINARY) {
             ref(bb, sizeof bb, p, in->b, u);
             rs_textbuf_addf(b, ", %s", bb);
           }
-          rs_textbuf_addf(b, narrow(in->dtype) ? "))" : ")");
+          rs_textbuf_addf(b, rs_cuda_cg_narrow(in->dtype) ? "))" : ")");
           break;
         case RS_EW_WHERE:
           ref(a, sizeof a, p, in->a, u);
@@ -194,7 +195,7 @@ static void emit_general(rs_textbuf *b, const rs_ew_program *p, const rs_cuda_ew
   for (int k = 0; k < p->ninstr; k++) {
     const rs_ew_instr *in = &p->instr[k];
     if (in->code != RS_EW_LOAD) continue;
-    const char *t = cls_type(rs_dtype_cls(in->dtype));
+    const char *t = rs_cuda_cg_cls_type(rs_dtype_cls(in->dtype));
     for (int u = 0; u < UNROLL; u++)
       rs_textbuf_addf(b, "    const %s r%d_%d = k_%d ? ld_%s(p.ptr[%d] + o_%d_%d) : %s();\n", t, k, u, u, rs_dtype_name(in->dtype),
              in->a, u, in->a, t);
@@ -250,7 +251,7 @@ static void emit_contiguous(rs_textbuf *b, const rs_ew_program *p, const rs_cuda
   for (int k = 0; k < p->ninstr; k++) {
     const rs_ew_instr *in = &p->instr[k];
     if (in->code != RS_EW_LOAD) continue;
-    const char *t = cls_type(rs_dtype_cls(in->dtype)), *dn = rs_dtype_name(in->dtype);
+    const char *t = rs_cuda_cg_cls_type(rs_dtype_cls(in->dtype)), *dn = rs_dtype_name(in->dtype);
     size_t isz = rs_dtype_size(in->dtype);
     for (int u = 0; u < lanes; u++) {
       if (s->broadcast >> in->a & 1u) rs_textbuf_addf(b, "  const %s r%d_%d = ld_%s(p.ptr[%d]);\n", t, k, u, dn, in->a);
@@ -280,7 +281,7 @@ rs_status rs_cuda_ew_source(char **out, const rs_ew_program *p, const rs_cuda_ew
   if (s->lanes > 0) emit_contiguous(&b, p, s);
   else emit_general(&b, p, s);
   rs_textbuf_addf(&b, "}\n");
-  return finish(&b, out);
+  return rs_cuda_cg_finish(&b, out);
 }
 
 size_t rs_cuda_ew_params(uint64_t *w, size_t max_words, const rs_ew_program *p, const rs_ew_geom *g) {
@@ -329,181 +330,4 @@ size_t rs_cuda_ew_params(uint64_t *w, size_t max_words, const rs_ew_program *p, 
     memcpy(&w[i++], &im, 8);
   }
   return i;
-}
-
-/* ---- reductions ---------------------------------------------------------------------- */
-
-/* The dtype whose class is c (for conversions out of an accumulator). */
-static rs_dtype class_dtype(rs_cls c) {
-  static const rs_dtype d[RS_CLS_COUNT] = {RS_BOOL, RS_INT64, RS_UINT64, RS_FLOAT32, RS_FLOAT64, RS_COMPLEX64, RS_COMPLEX128};
-  return d[c];
-}
-
-/* The accumulator type, identity, combination and final store, mirroring
- * src/native/native_reduce.c: min/max as rs_np_extreme_takes_* (NaN wins, the first
- * NaN for arg; the first of equal extremes wins), sums of floats in double, integers wrap. */
-static void reduce_helpers(rs_textbuf *b, const rs_reduce_plan *p) {
-  rs_cls acc = rs_reduce_acc_cls(p->op, p->in_dtype), in = rs_dtype_cls(p->in_dtype);
-  const char *at = cls_type(acc), *al = cls_letter(acc);
-  int extreme = p->op == RS_REDUCE_MIN || p->op == RS_REDUCE_MAX || p->op == RS_REDUCE_ARGMIN || p->op == RS_REDUCE_ARGMAX;
-  int smaller = p->op == RS_REDUCE_MIN || p->op == RS_REDUCE_ARGMIN;
-  rs_textbuf_addf(b, "struct A { %s v; long long i; };\n", at);
-  rs_textbuf_addf(b, "RS_D A rid() { A a; a.v = %s(); a.i = %s; ", at, extreme ? "-1" : "0");
-  if (p->op == RS_REDUCE_PROD) rs_textbuf_addf(b, acc == RS_CLS_Z ? "a.v = mkz(1, 0); " : "a.v = 1; ");
-  if (p->op == RS_REDUCE_ALL) rs_textbuf_addf(b, "a.v = 1; ");
-  rs_textbuf_addf(b, "return a; }\n");
-  rs_textbuf_addf(b, "RS_D A rcomb(A a, A b) {\n");
-  switch (p->op) {
-    case RS_REDUCE_SUM:
-    case RS_REDUCE_MEAN: rs_textbuf_addf(b, "  a.v = add_%s(a.v, b.v); return a;\n", al); break;
-    case RS_REDUCE_PROD: rs_textbuf_addf(b, "  a.v = multiply_%s(a.v, b.v); return a;\n", al); break;
-    case RS_REDUCE_ALL: rs_textbuf_addf(b, "  a.v = a.v & b.v; return a;\n"); break;
-    case RS_REDUCE_ANY: rs_textbuf_addf(b, "  a.v = a.v | b.v; return a;\n"); break;
-    default:
-      /* a and b in either order (a tree of partials): the earlier one is "current" */
-      rs_textbuf_addf(b,
-             "  if (b.i < 0) return a;\n  if (a.i < 0) return b;\n"
-             "  const A e = a.i <= b.i ? a : b, l = a.i <= b.i ? b : a;\n"
-             "  return rs_np_extreme_takes_%s(e.v, l.v, %d) ? l : e;\n",
-             al, !smaller);
-      break;
-  }
-  rs_textbuf_addf(b, "}\n");
-  if (in == acc)
-    rs_textbuf_addf(b, "RS_D A rval(const char *q, long long r) { A a; a.v = ld_%s(q); a.i = r; return a; }\n",
-           rs_dtype_name(p->in_dtype));
-  else
-    rs_textbuf_addf(b, "RS_D A rval(const char *q, long long r) { A a; a.v = cv_%s_%s(ld_%s(q)); a.i = r; return a; }\n",
-           cls_letter(in), al, rs_dtype_name(p->in_dtype));
-  /* the final value, as the output's dtype holds it */
-  rs_ew_instr cast = {.code = RS_EW_CAST, .dtype = p->out_dtype};
-  rs_textbuf_addf(b, "RS_D void rstore(char *q, A a, long long count) {\n");
-  if (p->op == RS_REDUCE_ARGMIN || p->op == RS_REDUCE_ARGMAX) {
-    rs_textbuf_addf(b, "  const rs_i x = a.i < 0 ? 0 : a.i;\n");
-    cast.arg_dtype = RS_INT64;
-  } else if (p->op == RS_REDUCE_MEAN) {
-    if (acc == RS_CLS_Z) rs_textbuf_addf(b, "  const rs_z x = mkz(a.v.re / (double)count, a.v.im / (double)count);\n");
-    else rs_textbuf_addf(b, "  const rs_d x = a.v / (double)count;\n");
-    cast.arg_dtype = class_dtype(acc);
-  } else {
-    rs_textbuf_addf(b, "  const %s x = a.v;\n", at);
-    cast.arg_dtype = class_dtype(acc);
-  }
-  if (p->op != RS_REDUCE_MEAN) rs_textbuf_addf(b, "  (void)count;\n");
-  rs_textbuf_addf(b, "  st_%s(q, ", rs_dtype_name(p->out_dtype));
-  if (rs_dtype_cls(cast.arg_dtype) == rs_dtype_cls(p->out_dtype) && !narrow(p->out_dtype))
-    rs_textbuf_addf(b, "x");
-  else
-    cast_expr(b, &cast, "x");
-  rs_textbuf_addf(b, ");\n}\n");
-}
-
-static void reduce_struct(rs_textbuf *b, const rs_reduce_plan *p) {
-  int nk = p->nkeep > 0 ? p->nkeep : 1, nr = p->nred > 0 ? p->nred : 1;
-  rs_textbuf_addf(b,
-         "struct R {\n  const char *in;\n  char *out;\n  char *part;\n  long long n_out, n_red, chunk, splits;\n"
-         "  long long ks[%d], kin[%d], kout[%d];\n  long long rs[%d], rst[%d];\n};\n",
-         nk, nk, nk, nr, nr);
-  rs_textbuf_addf(b, "RS_D void outoff(const R &p, long long o, long long *io, long long *oo) {\n  *io = 0; *oo = 0;\n");
-  for (int k = p->nkeep - 1; k >= 0; k--)
-    rs_textbuf_addf(b, "  { const long long q = o / p.ks[%d], c = o - q * p.ks[%d]; o = q; *io += c * p.kin[%d]; *oo += c * p.kout[%d]; }\n",
-           k, k, k, k);
-  rs_textbuf_addf(b, "  (void)o;\n}\n");
-  rs_textbuf_addf(b, "RS_D long long redoff(const R &p, long long r) {\n  long long off = 0;\n");
-  for (int k = p->nred - 1; k >= 1; k--)
-    rs_textbuf_addf(b, "  { const long long q = r / p.rs[%d], c = r - q * p.rs[%d]; r = q; off += c * p.rst[%d]; }\n", k, k, k);
-  if (p->nred >= 1) rs_textbuf_addf(b, "  off += r * p.rst[0];\n");
-  else rs_textbuf_addf(b, "  (void)r; (void)p;\n");
-  rs_textbuf_addf(b, "  return off;\n}\n");
-}
-
-rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode) {
-  rs_textbuf b = {0};
-  rs_textbuf_addf(&b, "%s\n", rs_cuda_ops_prelude);
-  reduce_helpers(&b, p);
-  reduce_struct(&b, p);
-  if (mode == 0) { /* one thread per output */
-    rs_textbuf_addf(&b,
-           "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce(const R p) {\n"
-           "  for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < p.n_out;\n"
-           "       o += (long long)gridDim.x * blockDim.x) {\n"
-           "    long long io, oo;\n    outoff(p, o, &io, &oo);\n    A a = rid();\n",
-           RS_CUDA_OPS_BLOCK);
-    if (p->nred <= 1)
-      rs_textbuf_addf(&b, "    for (long long r = 0; r < p.n_red; r++) a = rcomb(a, rval(p.in + io + r * p.rst[0], r));\n");
-    else
-      rs_textbuf_addf(&b, "    for (long long r = 0; r < p.n_red; r++) a = rcomb(a, rval(p.in + io + redoff(p, r), r));\n");
-    rs_textbuf_addf(&b, "    rstore(p.out + oo, a, p.n_red);\n  }\n}\n");
-  } else if (mode == 1 || mode == 2) { /* a block per (output, chunk), partials or final */
-    rs_textbuf_addf(&b,
-           "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce(const R p) {\n"
-           "  __shared__ A sh[%d];\n"
-           "  const long long bid = blockIdx.x, o = bid / p.splits, s = bid - o * p.splits;\n"
-           "  const long long r0 = s * p.chunk, r1 = r0 + p.chunk < p.n_red ? r0 + p.chunk : p.n_red;\n"
-           "  long long io, oo;\n  outoff(p, o, &io, &oo);\n  A a = rid();\n"
-           "  for (long long r = r0 + threadIdx.x; r < r1; r += blockDim.x) a = rcomb(a, rval(p.in + io + %s, r));\n"
-           "  sh[threadIdx.x] = a;\n  __syncthreads();\n"
-           "  for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
-           "    if (threadIdx.x < w) sh[threadIdx.x] = rcomb(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
-           "    __syncthreads();\n  }\n",
-           RS_CUDA_OPS_BLOCK, RS_CUDA_OPS_BLOCK, p->nred <= 1 ? "r * p.rst[0]" : "redoff(p, r)");
-    if (mode == 1)
-      rs_textbuf_addf(&b, "  if (threadIdx.x == 0) ((A *)p.part)[bid] = sh[0];\n}\n");
-    else
-      rs_textbuf_addf(&b, "  if (threadIdx.x == 0) rstore(p.out + oo, sh[0], p.n_red);\n}\n");
-  } else if (mode == 4) { /* a thread per (output, chunk), consecutive threads on consecutive outputs */
-    /* the chunk's elements in C order: runs along the last reduced axis (a plain loop), an
-     * odometer over the other reduced axes between runs (no division per element) */
-    int nr = p->nred > 0 ? p->nred : 1;
-    /* loads in flight a thread, all issued before their combinations (the H200: 6 with
-     * about 200000 threads; 4 loaded one at a time after the previous combination) */
-    rs_textbuf_addf(&b, "#define RS_COLS_U 6\n");
-    rs_textbuf_addf(&b,
-           "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce(const R p) {\n"
-           "  const long long total = p.n_out * p.splits;\n"
-           "  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;\n"
-           "       t += (long long)gridDim.x * blockDim.x) {\n"
-           "    const long long s = t / p.n_out, o = t - s * p.n_out;\n"
-           "    const long long r0 = s * p.chunk, r1 = r0 + p.chunk < p.n_red ? r0 + p.chunk : p.n_red;\n"
-           "    long long io, oo;\n    outoff(p, o, &io, &oo);\n    A a = rid();\n"
-           "    if (r0 < r1) {\n"
-           "      long long c[%d], off = 0, q = r0;\n"
-           "#pragma unroll\n"
-           "      for (int k = %d; k >= 0; k--) {\n"
-           "        const long long d = q / p.rs[k];\n        c[k] = q - d * p.rs[k];\n        q = d;\n"
-           "        off += c[k] * p.rst[k];\n      }\n"
-           "      const long long len = p.rs[%d], st = p.rst[%d];\n"
-           "      for (long long r = r0; r < r1;) {\n"
-           "        const long long m = len - c[%d] < r1 - r ? len - c[%d] : r1 - r;\n"
-           "        const char *b = p.in + io + off;\n"
-           "        long long j = 0;\n"
-           "        for (; j + RS_COLS_U <= m; j += RS_COLS_U) {\n"
-           "          A v[RS_COLS_U];\n"
-           "#pragma unroll\n"
-           "          for (int u = 0; u < RS_COLS_U; u++) v[u] = rval(b + (j + u) * st, r + j + u);\n"
-           "#pragma unroll\n"
-           "          for (int u = 0; u < RS_COLS_U; u++) a = rcomb(a, v[u]);\n"
-           "        }\n"
-           "        for (; j < m; j++) a = rcomb(a, rval(b + j * st, r + j));\n"
-           "        r += m;\n"
-           "        off -= c[%d] * st;\n        c[%d] = 0;\n"
-           "#pragma unroll\n"
-           "        for (int k = %d; k >= 0; k--) {\n"
-           "          c[k]++;\n          off += p.rst[k];\n          if (c[k] < p.rs[k]) break;\n"
-           "          off -= p.rs[k] * p.rst[k];\n          c[k] = 0;\n        }\n"
-           "      }\n    }\n"
-           "    if (!p.part) rstore(p.out + oo, a, p.n_red);\n"
-           "    else ((A *)p.part)[o * p.splits + s] = a;\n  }\n}\n",
-           RS_CUDA_OPS_BLOCK, nr, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 1, nr - 2);
-  } else { /* the partials of mode 1 or 4, in chunk order, to the outputs */
-    rs_textbuf_addf(&b,
-           "extern \"C\" __global__ void __launch_bounds__(%d) rs_reduce_final(const R p) {\n"
-           "  for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < p.n_out;\n"
-           "       o += (long long)gridDim.x * blockDim.x) {\n"
-           "    A a = rid();\n"
-           "    for (long long s = 0; s < p.splits; s++) a = rcomb(a, ((const A *)p.part)[o * p.splits + s]);\n"
-           "    long long io, oo;\n    outoff(p, o, &io, &oo);\n    rstore(p.out + oo, a, p.n_red);\n  }\n}\n",
-           RS_CUDA_OPS_BLOCK);
-  }
-  return finish(&b, out);
 }
