@@ -5,6 +5,8 @@
 //   cub::DeviceScan::InclusiveScan with a functor of our own doing the same addition
 //     (CUB does not recognize it as "plus" and takes its default policy - what resident
 //     called before)
+//   cub::DispatchScan with other policies (threads x items, look-back delays): whether a
+//     tuning other than CUB's own moves the ceiling on this GPU
 // 32-bit item counts, as resident passes for a row below 2^31 elements.
 // GB/s counts the input read and the result written. Build and run (no resident needed):
 //   nvcc -O3 -std=c++17 -arch=native -o cub_scan bench/cub_scan.cu && ./cub_scan [n] [repeat]
@@ -13,9 +15,32 @@
 #include <cstdlib>
 #include <vector>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/dispatch/dispatch_scan.cuh>
 #include <cuda/std/functional>
 
 #include "bench_cuda_check.h"
+
+// CUB's own DispatchScan with a policy of our choosing (threads a block, items a thread, the
+// look-back's delay), to see whether another tuning than CUB's sm_90 one (128 threads x 24
+// items for float) moves the ceiling on this GPU. Still CUB's single-pass scan.
+template <int Threads, int Items, int DelayNs, int L2WriteNs>
+struct Hub {
+  struct Policy900 : cub::ChainedPolicy<900, Policy900, Policy900> {
+    using ScanPolicyT =
+        cub::AgentScanPolicy<Threads, Items, float, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::LOAD_DEFAULT,
+                             cub::BLOCK_STORE_WARP_TRANSPOSE, cub::BLOCK_SCAN_WARP_SCANS,
+                             cub::detail::MemBoundScaling<Threads, Items, float>,
+                             cub::detail::fixed_delay_constructor_t<DelayNs, L2WriteNs>>;
+  };
+  using MaxPolicy = Policy900;
+};
+
+template <int Threads, int Items, int DelayNs, int L2WriteNs>
+cudaError_t tuned_scan(void *tmp, size_t &bytes, const float *x, float *y, int n, cudaStream_t s) {
+  using D = cub::DispatchScan<const float *, float *, cuda::std::plus<>, cub::NullType, unsigned, float,
+                              cub::ForceInclusive::No, Hub<Threads, Items, DelayNs, L2WriteNs>>;
+  return D::Dispatch(tmp, bytes, x, y, cuda::std::plus<>{}, cub::NullType{}, (unsigned)n, s);
+}
 
 struct OwnAdd {  // the same addition, unknown to CUB's tuning
   __device__ __forceinline__ float operator()(const float &a, const float &b) const { return a + b; }
@@ -96,6 +121,23 @@ int main(int argc, char **argv) {
               100.0 * copy / sum);
   std::printf("%-52s %10.3f %8.0f %8.0f%%\n", "cub::DeviceScan::InclusiveScan, own add functor", own,
               moved / own / 1e6, 100.0 * copy / own);
+  // other tunings of the same scan: threads x items, look-back delay / L2 write latency (ns)
+  auto tuned = [&](const char *name, auto fn) {
+    size_t need = 0;
+    CK(fn(nullptr, need, x, y, (int)n, s));
+    void *t2 = nullptr;
+    CK(cudaMalloc(&t2, need));
+    double ms = median_ms([&] { CK(fn(t2, need, x, y, (int)n, s)); }, repeat, s);
+    std::printf("%-52s %10.3f %8.0f %8.0f%%\n", name, ms, moved / ms / 1e6, 100.0 * copy / ms);
+    CK(cudaFree(t2));
+  };
+  tuned("DispatchScan 128 x 24, delay 688/1140 (CUB's sm_90)", tuned_scan<128, 24, 688, 1140>);
+  tuned("DispatchScan 256 x 16, delay 688/1140", tuned_scan<256, 16, 688, 1140>);
+  tuned("DispatchScan 256 x 24, delay 688/1140", tuned_scan<256, 24, 688, 1140>);
+  tuned("DispatchScan 128 x 32, delay 688/1140", tuned_scan<128, 32, 688, 1140>);
+  tuned("DispatchScan 512 x 12, delay 688/1140", tuned_scan<512, 12, 688, 1140>);
+  tuned("DispatchScan 128 x 24, delay 350/450", tuned_scan<128, 24, 350, 450>);
+  tuned("DispatchScan 256 x 32, delay 350/450", tuned_scan<256, 32, 350, 450>);
   CK(cudaFree(tmp));
   CK(cudaFree(x));
   CK(cudaFree(y));
