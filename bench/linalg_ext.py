@@ -6,7 +6,9 @@
 Runs the resident side (bench/linalg_ext.c, built as <build>/bench/linalg_ext; default
 build-gpu/bench/linalg_ext) and times CuPy on the same workloads the same way (wall clock
 around one call followed by a device synchronize, median after a warm-up): eigh of a
-symmetric 4096 x 4096 float64 matrix and the reduced QR of 8192 x 1024 float64. The two
+symmetric 4096 x 4096 float64 matrix, the reduced QR of 8192 x 1024 float64, and a stack
+of 10000 small systems (batched LU): det of (10000, 8, 8) and solve of (10000, 8, 8) x
+(10000, 8, 1) float64 beside cupy.linalg.det / cupy.linalg.solve. The two
 sides alternate for R rounds (default 3) and each keeps its best median, so that a clock
 or another tenant's load in one stretch of the run does not decide the comparison. Target
 (issue 18): resident no slower than CuPy. Without CuPy only resident's figures print.
@@ -64,6 +66,13 @@ def cupy_results(repeat, quick):
     res["eigh"]["error"] = float(cp.abs(a @ v - v * w[None, :]).max() / cp.abs(a).max())
     q, r = cp.linalg.qr(b)
     res["qr"]["error"] = float(cp.abs(q @ r - b).max() / cp.abs(b).max())
+    count = 1000 if quick else 10000  # a stack of 8 x 8 systems, A = X + 8 I
+    sa = g.standard_normal((count, 8, 8), dtype=cp.float64) + 8 * cp.eye(8)
+    sb = g.standard_normal((count, 8, 1), dtype=cp.float64)
+    res["det"] = {"ms": timed(cp, lambda: cp.linalg.det(sa), repeat),
+                  "error": float(cp.abs(cp.linalg.det(sa) * cp.linalg.det(cp.linalg.inv(sa)) - 1).max())}
+    res["solve"] = {"ms": timed(cp, lambda: cp.linalg.solve(sa, sb), repeat),
+                    "error": float(cp.abs(sa @ cp.linalg.solve(sa, sb) - sb).max() / cp.abs(sb).max())}
     return res
 
 
@@ -94,7 +103,8 @@ def main():
     print("| workload | resident ms | CuPy ms | CuPy / resident | resident error | CuPy error | target |")
     print("|---|---|---|---|---|---|---|")
     ok = bool(cu)
-    for name, label in (("eigh", "eigh 4096 float64"), ("qr", "qr 8192x1024 float64 reduced")):
+    for name, label in (("eigh", "eigh 4096 float64"), ("qr", "qr 8192x1024 float64 reduced"),
+                        ("det", "det 10000x8x8 float64"), ("solve", "solve 10000x8x8 by 10000x8x1 float64")):
         r = rs.get(name, {})
         c = cu.get(name, {})
         rm, cm = r.get("ms"), c.get("ms")

@@ -170,7 +170,7 @@ run() { echo "== $* =="; "$@"; echo; }
   run python3 bench/ops.py "$B/bench/ops" --markdown
   run "$B/resident" bench --plot "$OUT/sweep.svg"
   run python3 bench/host_ops.py "$B/bench/host_ops" --rounds 2
-  run python3 bench/linalg_ext.py "$B/bench/linalg_ext" # linalg extension: eigh, QR beside CuPy
+  run python3 bench/linalg_ext.py "$B/bench/linalg_ext" # linalg extension: eigh, QR, batched det / solve beside CuPy
   # the simulator's memory and race checks, on and off (issue 17, item 3)
   run "$B/bench/sim_checks"
 } > "$OUT/bench-ops.log" 2>&1

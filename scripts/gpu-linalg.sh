@@ -2,7 +2,7 @@
 # The linalg extension (issue 18, part 4) on the GPU in one call from a bare machine: builds
 # what it needs (the build folder is reused when one is there), runs the linear algebra
 # tests on the CUDA backend (the simulator's half too), then bench/linalg_ext.py - eigh
-# 4096 and QR 8192x1024 float64 beside CuPy. Logs under $OUT.
+# 4096, QR 8192x1024, det and solve of 10000 8x8 float64 beside CuPy. Logs under $OUT.
 #   BUILD_DIR=build-gpu   REPEAT=5
 set -u -o pipefail
 cd "$(dirname "$0")/.."

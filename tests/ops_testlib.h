@@ -527,5 +527,32 @@ static inline rs_status make_pair(pair *p, ew_suite *s, rs_context *ctx, rs_dtyp
 
 static inline void free_pair(pair *p) { tl_release(2, p->dev, p->host); }
 
+/* make_pair for a stack of n x n matrices (the last two axes) with matrix q made exactly
+ * singular: its row 1 and column 1 zeroed. A zero row or column stays exactly zero through
+ * an LU with partial pivoting, so a pivot is exactly 0 whether A or A^T is factored. */
+static inline rs_status make_pair_singular(pair *p, ew_suite *s, rs_context *ctx, rs_dtype d, int ndim,
+                                           const int64_t *shape, uint64_t seed, int64_t q) {
+  int64_t n = shape[ndim - 1], total = 1;
+  for (int i = 0; i < ndim; i++) total *= shape[i];
+  void *buf = malloc((size_t)(total > 0 ? total : 1) * rs_dtype_size(d));
+  if (!buf) return RS_ERR_HOST_OUT_OF_MEMORY;
+  for (int64_t i = 0; i < total; i++) {
+    double re, im;
+    int64_t e = i - q * n * n;
+    tl_value(d, i, seed, 0, &re, &im);
+    if (e >= 0 && e < n * n && (e / n == 1 || e % n == 1)) re = im = 0;
+    tl_set(buf, d, i, re, im);
+  }
+  p->dev = p->host = NULL;
+  rs_status st = rs_empty(&p->dev, ctx, RS_MEM_DEVICE, ndim, shape, d);
+  if (st == RS_OK) st = rs_empty(&p->host, ctx, RS_MEM_HOST, ndim, shape, d);
+  if (st == RS_OK) st = rs_t_write_(p->dev, buf);
+  if (st == RS_OK) st = rs_t_write_(p->host, buf);
+  free(buf);
+  p->np = -1;
+  if (st == RS_OK && s) p->np = tl_np_input(&s->np, p->host); /* s NULL: no NumPy mirror */
+  return st;
+}
+
 
 #endif

@@ -260,7 +260,51 @@ static void test_solve(rs_context *ctx) {
   tl_release(4, z, b, b4, x);
 }
 
+/* Stacks of many small systems: on the GPU one getrfBatched + getrsBatched (n <= 32),
+ * against NumPy; a singular matrix inside the stack is refused with the status and
+ * message of an unbatched singular solve, and nothing is written to the destination. */
+static void test_solve_batched(rs_context *ctx) {
+  ew_suite *s = suite_new();
+  const rs_dtype ds[] = {RS_FLOAT32, RS_FLOAT64, RS_COMPLEX64, RS_COMPLEX128};
+  int64_t sa[3] = {300, 6, 6}, sb[3] = {300, 6, 2};
+  for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+    pair a, b;
+    CHECK_OK(make_pair(&a, s, ctx, ds[i], 3, sa, 92, 0));
+    CHECK_OK(make_pair(&b, s, ctx, ds[i], 3, sb, 93, 0));
+    ew_case *c = suite_add(s, "batched solve %s", rs_dtype_name(ds[i]));
+    c->sdev = rs_solve(&c->dev, a.dev, b.dev, NULL);
+    c->shost = rs_solve(&c->host, a.host, b.host, NULL);
+    c->np = tl_np_expr(&s->np, "np.linalg.solve(a%d, a%d)", a.np, b.np);
+    int single = ds[i] == RS_FLOAT32 || ds[i] == RS_COMPLEX64;
+    c->rtol = c->atol = single ? 1e-3 : 1e-10;
+    free_pair(&a);
+    free_pair(&b);
+  }
+  int bad = suite_check(s, ctx);
+  CHECK(bad == 0);
+  pair z;
+  rs_array *b = NULL, *x = NULL, *dst = NULL;
+  CHECK_OK(make_pair_singular(&z, NULL, ctx, RS_FLOAT64, 3, sa, 92, 17));
+  CHECK_OK(tl_make(&b, ctx, RS_MEM_DEVICE, RS_FLOAT64, 3, sb, 93, 0));
+  CHECK_STATUS(rs_solve(&x, z.dev, b, NULL), RS_ERR_INVALID_ARGUMENT);
+  CHECK_ERRMSG("solve: singular matrix");
+  CHECK(x == NULL);
+  CHECK_OK(rs_full(&dst, ctx, RS_MEM_DEVICE, 3, sb, RS_FLOAT64, rs_scalar_float(7.0), NULL));
+  CHECK_STATUS(rs_solve_into(dst, z.dev, b, NULL), RS_ERR_INVALID_ARGUMENT);
+  CHECK_ERRMSG("singular matrix");
+  double *back = malloc(300 * 12 * sizeof(double));
+  CHECK_OK(rs_t_read_(dst, back));
+  int kept = 1;
+  for (int i = 0; i < 300 * 12; i++) kept &= back[i] == 7.0;
+  CHECK_MSG(kept, "batched solve_into with a singular matrix wrote into the destination");
+  free(back);
+  free_pair(&z);
+  tl_release(2, b, dst);
+  suite_free(s);
+}
+
 static const rs_test_case tests[] = {RS_TEST(test_matmul_values), RS_TEST(test_matmul_bad),
                                      RS_TEST(test_svd),           RS_TEST(test_svd_rank_deficient),
-                                     RS_TEST(test_svd_bad),       RS_TEST(test_solve)};
+                                     RS_TEST(test_svd_bad),       RS_TEST(test_solve),
+                                     RS_TEST(test_solve_batched)};
 RS_TEST_MAIN(tests)

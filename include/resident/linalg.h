@@ -50,7 +50,9 @@ RS_API rs_status rs_svd_into(rs_array *u, rs_array *s, rs_array *vh, const rs_ar
 
 /* x with a @ x = b: a (..., n, n), b (..., n) or (..., n, k) (batch axes broadcast).
  * A singular matrix is RS_ERR_INVALID_ARGUMENT ("singular matrix"); finding that out
- * reads a flag from the device (an implicit copy of 4 bytes per call, recorded). */
+ * reads a flag from the device (an implicit copy of 4 bytes per call, recorded). On the
+ * GPU cuSOLVER's Xgetrf + Xgetrs per matrix, or for a batch of 2 or more matrices of
+ * n <= 32 one cuBLAS getrfBatched + getrsBatched call for the whole batch. */
 RS_API rs_status rs_solve(rs_array **x, const rs_array *a, const rs_array *b, rs_stream *stream);
 RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b, rs_stream *stream);
 
@@ -61,7 +63,8 @@ RS_API rs_status rs_solve_into(rs_array *x, const rs_array *a, const rs_array *b
  * integer input is factored in float64, float16 is RS_ERR_DTYPE. Batch axes are kept.
  * The work runs on a private column-major copy (LAPACK's layout): on the GPU cuSOLVER
  * (Xpotrf, Xgetrf, Xgeqrf + orgqr/ungqr, Xsyevd; a batch of matrices of n <= 32 in one
- * batched call: syevjBatched for eigh, potrfBatched for cholesky), on the host and the
+ * batched call: syevjBatched for eigh, potrfBatched for cholesky, cuBLAS getrfBatched
+ * for det and slogdet - and getrsBatched after it for inv, as solve), on the host and the
  * simulator LAPACKE;
  * a build without LAPACKE (RESIDENT_HOST_BLAS off or OpenBLAS not found) answers
  * RS_ERR_UNSUPPORTED there, naming the missing library. A failure flag is read back from

@@ -95,8 +95,10 @@ rs_status rs_cuda_flags_any(const int *flags, int64_t n, int32_t *out, void *str
 rs_status rs_cuda_zero_triangle(rs_backend *b, size_t item, void *a, int64_t batch, int64_t m, int64_t n, int64_t rows,
                                 int upper, void *stream);
 rs_status rs_cuda_pointer_array(void *out, void *base, size_t stride, int64_t count, void *stream);
-rs_status rs_cuda_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t batch, int64_t n, void *det, void *sign,
-                         void *logabs, void *stream);
+/* ipiv: int32 pivots (cuBLAS's batched LU) when piv32, else int64 (cusolverDnXgetrf);
+ * info: NULL, or per-matrix flags whose > 0 marks an exactly singular matrix. */
+rs_status rs_cuda_lu_det(rs_dtype dt, const void *lu, const void *ipiv, int piv32, const int *info, int64_t batch, int64_t n,
+                         void *det, void *sign, void *logabs, void *stream);
 
 /* The op table's entries, one file per concern. */
 rs_status rs_cuda_ops_ew(rs_backend *b, const rs_ew_program *p, const rs_ew_geom *g, void *stream);

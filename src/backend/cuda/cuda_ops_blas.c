@@ -50,6 +50,15 @@ static void load_blas(void) {
   RS_SYM(rs_blas, lib, zgeam, "cublasZgeam", rs_blas_error);
   RS_SYM(rs_blas, lib, snrm2, "cublasSnrm2_v2", rs_blas_error);
   RS_SYM(rs_blas, lib, dnrm2, "cublasDnrm2_v2", rs_blas_error);
+  /* linalg extension: batched LU of small matrices */
+  RS_SYM(rs_blas, lib, sgetrfb, "cublasSgetrfBatched", rs_blas_error);
+  RS_SYM(rs_blas, lib, dgetrfb, "cublasDgetrfBatched", rs_blas_error);
+  RS_SYM(rs_blas, lib, cgetrfb, "cublasCgetrfBatched", rs_blas_error);
+  RS_SYM(rs_blas, lib, zgetrfb, "cublasZgetrfBatched", rs_blas_error);
+  RS_SYM(rs_blas, lib, sgetrsb, "cublasSgetrsBatched", rs_blas_error);
+  RS_SYM(rs_blas, lib, dgetrsb, "cublasDgetrsBatched", rs_blas_error);
+  RS_SYM(rs_blas, lib, cgetrsb, "cublasCgetrsBatched", rs_blas_error);
+  RS_SYM(rs_blas, lib, zgetrsb, "cublasZgetrsBatched", rs_blas_error);
   rs_blas_ok = ok;
 }
 

@@ -25,6 +25,15 @@ typedef struct rs_blas_api {
   __typeof__(&cublasZgeam) zgeam;
   __typeof__(&cublasSnrm2_v2) snrm2;
   __typeof__(&cublasDnrm2_v2) dnrm2;
+  /* linalg extension: batched LU of small matrices (det, slogdet, solve, inv) */
+  __typeof__(&cublasSgetrfBatched) sgetrfb;
+  __typeof__(&cublasDgetrfBatched) dgetrfb;
+  __typeof__(&cublasCgetrfBatched) cgetrfb;
+  __typeof__(&cublasZgetrfBatched) zgetrfb;
+  __typeof__(&cublasSgetrsBatched) sgetrsb;
+  __typeof__(&cublasDgetrsBatched) dgetrsb;
+  __typeof__(&cublasCgetrsBatched) cgetrsb;
+  __typeof__(&cublasZgetrsBatched) zgetrsb;
 } rs_blas_api;
 
 typedef struct rs_solver_api {
@@ -111,5 +120,23 @@ static inline cudaDataType rs_cuda_real_data_type(rs_dtype dt) {
 /* Messages for library statuses. */
 rs_status rs_cublas_fail(cublasStatus_t s, const char *what);
 rs_status rs_cusolver_fail(cusolverStatus_t s, const char *what);
+
+/* linalg extension: LU of a batch of small matrices in one cuBLAS call
+ * (cuda_ops_factor_batched.c), shared by det / slogdet and solve / inv. fits: the sizes
+ * it takes (2 <= batch <= INT_MAX, n <= 32). rs_cuda_lu_batched factors the batch
+ * column-major n x n matrices at a (n * n elements apart) in place with <t>getrfBatched;
+ * when x is not NULL it then solves A^T X = B (a row-major A seen column-major) for the
+ * column-major n x k blocks at x (n * k apart) with <t>getrsBatched. On return out holds
+ * the device scratch block (free with rs_cuda_ops_scratch_free, also after an error),
+ * the 1-based int pivots (n per matrix) and the per-matrix getrf info (> 0: singular),
+ * all ordered on stream. L: acquired with cuBLAS. */
+typedef struct rs_cuda_lu_batch {
+  void *block;
+  int *piv;
+  int *flags;
+} rs_cuda_lu_batch;
+int rs_cuda_lu_batched_fits(int64_t n, int64_t batch);
+rs_status rs_cuda_lu_batched(rs_backend *b, const rs_linalg *L, rs_dtype dt, void *a, int n, int64_t batch, void *x, int k,
+                             void *stream, rs_cuda_lu_batch *out);
 
 #endif

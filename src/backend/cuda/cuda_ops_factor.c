@@ -177,7 +177,7 @@ rs_status rs_cuda_ops_factor(rs_backend *b, const rs_factor_plan *p, void *strea
   if (st == RS_OK && p->kind == RS_FACTOR_QR)
     st = rs_cuda_zero_triangle(b, r.item, p->q_in_a ? p->q : p->a, p->batch, m, n, p->option ? m : k, 0, stream);
   if (st == RS_OK && p->kind == RS_FACTOR_LU)
-    st = rs_cuda_lu_det(p->dtype, p->a, ipiv, p->batch, n, p->det, p->sign, p->logabs, stream);
+    st = rs_cuda_lu_det(p->dtype, p->a, ipiv, 0, NULL, p->batch, n, p->det, p->sign, p->logabs, stream);
   if (st == RS_OK && p->kind == RS_FACTOR_LU && cudaMemsetAsync(p->info, 0, sizeof(int32_t), (cudaStream_t)stream) != cudaSuccess)
     st = rs_cuda_fail(cudaGetLastError(), "linear algebra: clearing the flag"); /* a zero pivot is det 0, no error */
   else if (st == RS_OK && p->kind != RS_FACTOR_LU)

@@ -33,18 +33,24 @@ __device__ acc combine(acc a, const acc &b) {
   return acc{pr, pi, sr, si, a.logsum + b.logsum, a.flips ^ b.flips};
 }
 
-template <typename R, bool CPLX>
-__global__ void lu_det(const R *lu, const int64_t *ipiv, int64_t n, R *det, R *sign, R *logabs) {
+// P: the pivots' type, int64_t from cusolverDnXgetrf, int from cuBLAS's getrfBatched.
+// info (NULL or one per matrix): > 0 marks an exactly zero pivot; such a matrix gets the
+// zero-pivot result (det 0, sign 0, log|det| -inf) whatever the rest of its factors hold
+// (getrfBatched does not document its factors after a zero pivot as finite; its flag is
+// what it promises), which is what the per-matrix path computes from its diagonal.
+template <typename R, bool CPLX, typename P>
+__global__ void lu_det(const R *lu, const P *ipiv, const int *info, int64_t n, R *det, R *sign, R *logabs) {
   __shared__ acc part[RS_CUDA_OPS_BLOCK];
   int64_t q = blockIdx.x;
   const R *a = lu + q * n * n * (CPLX ? 2 : 1);
-  const int64_t *piv = ipiv + q * n;
+  const P *piv = ipiv + q * n;
+  bool zero = info && info[q] > 0;
   acc s{1, 0, 1, 0, 0, 0};
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
     int64_t k = i * (n + 1);
-    double re = CPLX ? (double)a[2 * k] : (double)a[k], im = CPLX ? (double)a[2 * k + 1] : 0.0;
+    double re = zero ? 0.0 : CPLX ? (double)a[2 * k] : (double)a[k], im = zero ? 0.0 : CPLX ? (double)a[2 * k + 1] : 0.0;
     double ad = hypot(re, im);
-    acc d{re, im, ad > 0 ? re / ad : 0.0, ad > 0 ? im / ad : 0.0, log(ad), piv[i] != i + 1};
+    acc d{re, im, ad > 0 ? re / ad : 0.0, ad > 0 ? im / ad : 0.0, log(ad), (int64_t)piv[i] != i + 1};
     s = combine(s, d);
   }
   part[threadIdx.x] = s;
@@ -97,29 +103,40 @@ extern "C" rs_status rs_cuda_zero_triangle(rs_backend *b, size_t item, void *a, 
   return RS_OK;
 }
 
-extern "C" rs_status rs_cuda_lu_det(rs_dtype dt, const void *lu, const int64_t *ipiv, int64_t batch, int64_t n, void *det,
-                                    void *sign, void *logabs, void *stream) {
+namespace {
+
+template <typename P>
+void launch_lu_det(rs_dtype dt, const void *lu, const P *ipiv, const int *info, int64_t n, void *det, void *sign,
+                   void *logabs, unsigned grid, cudaStream_t s) {
+  switch (dt) {
+    case RS_FLOAT32:
+      lu_det<float, false, P><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const float *>(lu), ipiv, info, n, static_cast<float *>(det),
+                                                                static_cast<float *>(sign), static_cast<float *>(logabs));
+      break;
+    case RS_FLOAT64:
+      lu_det<double, false, P><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const double *>(lu), ipiv, info, n, static_cast<double *>(det),
+                                                                 static_cast<double *>(sign), static_cast<double *>(logabs));
+      break;
+    case RS_COMPLEX64:
+      lu_det<float, true, P><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const float *>(lu), ipiv, info, n, static_cast<float *>(det),
+                                                               static_cast<float *>(sign), static_cast<float *>(logabs));
+      break;
+    default:
+      lu_det<double, true, P><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const double *>(lu), ipiv, info, n, static_cast<double *>(det),
+                                                                static_cast<double *>(sign), static_cast<double *>(logabs));
+      break;
+  }
+}
+
+}  // namespace
+
+extern "C" rs_status rs_cuda_lu_det(rs_dtype dt, const void *lu, const void *ipiv, int piv32, const int *info, int64_t batch,
+                                    int64_t n, void *det, void *sign, void *logabs, void *stream) {
   if (batch == 0) return RS_OK;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   unsigned grid = static_cast<unsigned>(batch);
-  switch (dt) {
-    case RS_FLOAT32:
-      lu_det<float, false><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const float *>(lu), ipiv, n, static_cast<float *>(det),
-                                                             static_cast<float *>(sign), static_cast<float *>(logabs));
-      break;
-    case RS_FLOAT64:
-      lu_det<double, false><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const double *>(lu), ipiv, n, static_cast<double *>(det),
-                                                              static_cast<double *>(sign), static_cast<double *>(logabs));
-      break;
-    case RS_COMPLEX64:
-      lu_det<float, true><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const float *>(lu), ipiv, n, static_cast<float *>(det),
-                                                            static_cast<float *>(sign), static_cast<float *>(logabs));
-      break;
-    default:
-      lu_det<double, true><<<grid, RS_CUDA_OPS_BLOCK, 0, s>>>(static_cast<const double *>(lu), ipiv, n, static_cast<double *>(det),
-                                                             static_cast<double *>(sign), static_cast<double *>(logabs));
-      break;
-  }
+  if (piv32) launch_lu_det(dt, lu, static_cast<const int *>(ipiv), info, n, det, sign, logabs, grid, s);
+  else launch_lu_det(dt, lu, static_cast<const int64_t *>(ipiv), info, n, det, sign, logabs, grid, s);
   RS_CUDA_CALL(cudaGetLastError(), "linear algebra: det from LU factors");
   return RS_OK;
 }

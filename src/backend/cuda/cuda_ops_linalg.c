@@ -342,8 +342,22 @@ rs_status rs_cuda_ops_svd(rs_backend *b, const rs_svd_plan *p, void *stream) {
 
 /* ---- solve ---- */
 
+/* A batch of small matrices: one getrfBatched and one getrsBatched for all of them (the
+ * per-matrix calls below cost more in launches than in work there); the same flag. */
+static rs_status solve_batched(rs_backend *b, const rs_solve_plan *p, void *stream) {
+  rs_linalg L;
+  RS_TRY(rs_linalg_acquire(&L, b, stream, 0));
+  rs_cuda_lu_batch lu;
+  rs_status st = rs_cuda_lu_batched(b, &L, p->dtype, p->a, (int)p->n, p->batch, p->b, (int)p->k, stream, &lu);
+  if (st == RS_OK) st = rs_cuda_flags_any(lu.flags, p->batch, p->info, stream);
+  rs_cuda_ops_scratch_free(lu.block, stream);
+  rs_linalg_release(&L);
+  return st;
+}
+
 rs_status rs_cuda_ops_solve(rs_backend *b, const rs_solve_plan *p, void *stream) {
   int64_t n = p->n, k = p->k, item = (int64_t)rs_dtype_size(p->dtype);
+  if (rs_cuda_lu_batched_fits(n, p->batch) && k <= INT_MAX && n * k <= INT_MAX) return solve_batched(b, p, stream);
   cudaDataType t = rs_cuda_data_type(p->dtype);
   rs_linalg L;
   RS_TRY(rs_linalg_acquire(&L, b, stream, 1));
