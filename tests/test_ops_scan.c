@@ -137,6 +137,38 @@ static void test_scan_long(rs_context *ctx) {
   }
 }
 
+/* float32 along the middle axis of wide arrays, exactly: values k / 64 with |k| <= 1000,
+ * so every partial sum of up to 2^14 of them is a float32 whatever the order. On the GPU:
+ * two columns a lane (inner even: 160 strips of 32 pairs for 132 multiprocessors), one
+ * column a lane, and the chunked scheme (inner odd, too few strips), in place too. */
+static void test_scan_float_columns(rs_context *ctx) {
+  const int64_t shapes[3][3] = {{4, 600, 2500}, {1, 300, 9000}, {3, 700, 2501}};
+  for (int k = 0; k < 3; k++) {
+    const int64_t outer = shapes[k][0], n = shapes[k][1], inner = shapes[k][2], total = outer * n * inner;
+    float *h = malloc((size_t)total * sizeof *h), *want = malloc((size_t)total * sizeof *want),
+          *got = malloc((size_t)total * sizeof *got);
+    for (int64_t i = 0; i < total; i++) h[i] = (float)((i * 7919) % 2001 - 1000) / 64.0f;
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < inner; j++) {
+        double acc = 0;
+        for (int64_t i = 0; i < n; i++) want[(o * n + i) * inner + j] = (float)(acc += h[(o * n + i) * inner + j]);
+      }
+    rs_array *hx = NULL, *dx = NULL, *y = NULL;
+    CHECK_OK(rs_host_array_wrap(&hx, ctx, h, 3, shapes[k], RS_FLOAT32, NULL));
+    CHECK_OK(rs_to_device(&dx, hx, 0, NULL));
+    CHECK_OK(rs_cumulative_sum(&y, dx, 1, 0, NULL));
+    CHECK_OK(rs_t_read_(y, got));
+    CHECK_MSG(memcmp(got, want, (size_t)total * sizeof *got) == 0, "float32 shape %d: not exact", k);
+    CHECK_OK(rs_cumulative_sum_into(dx, dx, 1, 0, NULL)); /* in place */
+    CHECK_OK(rs_t_read_(dx, got));
+    CHECK_MSG(memcmp(got, want, (size_t)total * sizeof *got) == 0, "float32 shape %d in place: not exact", k);
+    tl_release(3, hx, dx, y);
+    free(h);
+    free(want);
+    free(got);
+  }
+}
+
 /* in place, and into a shifted view of the input (computed as if the input were read
  * first) */
 static void test_scan_inplace(rs_context *ctx) {
@@ -189,6 +221,6 @@ static void test_scan_bad(rs_context *ctx) {
   tl_release(5, a, z, dst, r, one);
 }
 
-static const rs_test_case tests[] = {RS_TEST(test_scan_values), RS_TEST(test_scan_views), RS_TEST(test_scan_long),
+static const rs_test_case tests[] = {RS_TEST(test_scan_values), RS_TEST(test_scan_views), RS_TEST(test_scan_long), RS_TEST(test_scan_float_columns),
                                      RS_TEST(test_scan_inplace), RS_TEST(test_scan_bad)};
 RS_TEST_MAIN(tests)
