@@ -103,22 +103,26 @@ def main():
     print("| workload | resident ms | CuPy ms | CuPy / resident | resident error | CuPy error | target |")
     print("|---|---|---|---|---|---|---|")
     ok = bool(cu)
-    for name, label in (("eigh", "eigh 4096 float64"), ("qr", "qr 8192x1024 float64 reduced"),
-                        ("det", "det 10000x8x8 float64"), ("solve", "solve 10000x8x8 by 10000x8x1 float64")):
+    # issue 18's targets are eigh and QR; the batched det / solve lines are for comparison
+    for name, label, target in (("eigh", "eigh 4096 float64", True), ("qr", "qr 8192x1024 float64 reduced", True),
+                                ("det", "det 10000x8x8 float64", False),
+                                ("solve", "solve 10000x8x8 by 10000x8x1 float64", False)):
         r = rs.get(name, {})
         c = cu.get(name, {})
         rm, cm = r.get("ms"), c.get("ms")
         ratio = cm / rm if rm and cm else None
         met = ratio is not None and ratio >= 1.0
-        ok = ok and met
+        if target:
+            ok = ok and met
         print("| %s | %s | %s | %s | %s | %s | %s |" % (
             label if not quick else name + " (quick)",
             "%.2f" % rm if rm else "-", "%.2f" % cm if cm else "-",
             "%.2fx" % ratio if ratio else "-",
             "%.1e" % r["error"] if "error" in r else "-", "%.1e" % c["error"] if "error" in c else "-",
-            "met" if met else ("MISSED" if ratio else "-")))
+            ("met" if met else ("MISSED" if ratio else "-")) if target else "(no target)"))
     print()
-    print("target (no slower than CuPy): %s" % (("met" if ok else "MISSED") if cu else "not measured (no CuPy)"))
+    print("target (eigh and QR no slower than CuPy): %s" % (("met" if ok else "MISSED") if cu else
+                                                           "not measured (no CuPy)"))
 
 
 if __name__ == "__main__":
