@@ -37,7 +37,8 @@ extern "C" {
  * their squares, in double, turns them into Welford's (count, mean, M2) once, and the
  * states are merged with Chan's parallel formula in a fixed order (CUB's block reduction
  * or shared memory, then the chunks of a row or column in order: deterministic, no
- * atomics); a block per row (long rows cut over many blocks) for the last axes, a block
+ * atomics); for the last axes a warp or a few per row where many rows of moderate
+ * length fill the GPU, else a block per row (long rows cut over many blocks), a block
  * tile of 32 column groups x 8 rows for leading or middle ones (16-byte loads of adjacent
  * columns where aligned). On the host two passes (the mean, then the squared
  * deviations). Both subtract the first element of each output's values first (the
@@ -65,10 +66,13 @@ RS_API rs_status rs_std_into(rs_array *dst, const rs_array *a, int naxes, const 
  * input is first gathered into a contiguous copy). On the host and the simulator each
  * column is accumulated in order in the result's precision, as NumPy does (equal bit for
  * bit); on the GPU the last axis goes through CUB's DeviceScan (one row: one scan; a
- * batch of rows: one scan by key over the whole array) and another axis through a
- * chunked column scan (chunk totals, their scan, each chunk rescanned from its offset).
- * GPU float sums associate differently: within a few units in the last place times
- * log2(n), and may vary from run to run in the last bits (CUB's look-back). */
+ * batch of rows: one scan by key over the whole array; many long rows: a block per row)
+ * and another axis is scanned in one read by a block per strip of 32 columns (64 for
+ * float32) walking down it where the array is wide enough, else by a chunked column
+ * scan (chunk totals, their scan, each chunk rescanned from its offset). GPU float sums
+ * associate differently: within a few units in the last place times log2(n); the one
+ * row scan may vary from run to run in the last bits (CUB's look-back), the others are
+ * deterministic. */
 RS_API rs_status rs_cumulative_sum(rs_array **out, const rs_array *a, int axis, int include_initial,
                                    rs_stream *stream);
 RS_API rs_status rs_cumulative_sum_into(rs_array *dst, const rs_array *a, int axis, int include_initial,
