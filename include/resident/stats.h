@@ -70,9 +70,9 @@ RS_API rs_status rs_std_into(rs_array *dst, const rs_array *a, int naxes, const 
  * and another axis is scanned in one read by a block per strip of 32 columns (64 for
  * float32) walking down it where the array is wide enough, else by a chunked column
  * scan (chunk totals, their scan, each chunk rescanned from its offset). GPU float sums
- * associate differently: within a few units in the last place times log2(n); the one
- * row scan may vary from run to run in the last bits (CUB's look-back), the others are
- * deterministic. */
+ * associate differently: within a few units in the last place times log2(n); those of
+ * CUB's DeviceScan (one row, scan by key) may vary from run to run in the last bits (its
+ * look-back), the block-per-row and column scans are deterministic. */
 RS_API rs_status rs_cumulative_sum(rs_array **out, const rs_array *a, int axis, int include_initial,
                                    rs_stream *stream);
 RS_API rs_status rs_cumulative_sum_into(rs_array *dst, const rs_array *a, int axis, int include_initial,
