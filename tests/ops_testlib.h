@@ -527,6 +527,16 @@ static inline rs_status make_pair(pair *p, ew_suite *s, rs_context *ctx, rs_dtyp
 
 static inline void free_pair(pair *p) { tl_release(2, p->dev, p->host); }
 
+/* Whether every one of the n float64 elements of a is v (a destination a refused call
+ * must leave as it was). */
+static inline int tl_all_f64(const rs_array *a, int64_t n, double v) {
+  double *back = (double *)malloc((size_t)n * sizeof(double));
+  int same = back && rs_t_read_(a, back) == RS_OK;
+  for (int64_t i = 0; same && i < n; i++) same = back[i] == v;
+  free(back);
+  return same;
+}
+
 /* make_pair for a stack of n x n matrices (the last two axes) with matrix q made exactly
  * singular: its row 1 and column 1 zeroed. A zero row or column stays exactly zero through
  * an LU with partial pivoting, so a pivot is exactly 0 whether A or A^T is factored. */
