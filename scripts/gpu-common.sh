@@ -23,3 +23,12 @@ cmake --build "$B" -j "$(nproc)" >"$OUT/build.log" 2>&1 && note build ok ||
 export RESIDENT_CACHE_DIR
 RESIDENT_CACHE_DIR=$(realpath -m "$B")/kernel-cache
 mkdir -p "$RESIDENT_CACHE_DIR" && chmod 700 "$RESIDENT_CACHE_DIR"
+# ctest -L cuda of the whole suite (TESTS=regex narrows it), its summary line and failures.
+ctest_cuda() {
+  local sel=()
+  [ -n "${TESTS:-}" ] && sel=(-R "$TESTS")
+  (cd "$B" && timeout 300 ctest --output-on-failure -L cuda -j 8 "${sel[@]}") >"$OUT/ctest-cuda.log" 2>&1
+  note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest-cuda.log" | tail -n 1); $(grep -c '(Skipped)' "$OUT/ctest-cuda.log") skipped"
+  grep -E '\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception' "$OUT/ctest-cuda.log" | head -n 20
+  grep -E '\(Skipped\)|\(Failed\)|\(Timeout\)' "$OUT/ctest-cuda.log" | head -n 20
+}

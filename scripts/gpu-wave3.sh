@@ -14,12 +14,7 @@
 . "$(dirname "$0")/gpu-common.sh"
 
 if [ "$PART" = 1 ]; then
-  sel=()
-  [ -n "${TESTS:-}" ] && sel=(-R "$TESTS")
-  (cd "$B" && timeout 300 ctest --output-on-failure -L cuda -j 8 "${sel[@]}") >"$OUT/ctest-cuda.log" 2>&1
-  note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest-cuda.log" | tail -n 1); $(grep -c '(Skipped)' "$OUT/ctest-cuda.log") skipped"
-  grep -E '\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception' "$OUT/ctest-cuda.log" | head -n 20
-  grep -E '\(Skipped\)|\(Failed\)|\(Timeout\)' "$OUT/ctest-cuda.log" | head -n 20
+  ctest_cuda
   grep -E '^ok |^FAIL' "$OUT/ctest-cuda.log" | head -n 12
   if [ -z "${TESTS:-}" ]; then
     # The new ops' CUDA code under memcheck, beside the Python suite.

@@ -19,12 +19,7 @@
 WERROR=OFF BUILD=$B PYTHON=python3 timeout 200 bash scripts/python-test.sh -q -k nothing_matches >"$OUT/pybuild.log" 2>&1
 
 if [ "$PART" = 1 ] || [ "$PART" = 12 ]; then
-  sel=()
-  [ -n "${TESTS:-}" ] && sel=(-R "$TESTS")
-  (cd "$B" && timeout 300 ctest --output-on-failure -L cuda -j 8 "${sel[@]}") >"$OUT/ctest-cuda.log" 2>&1
-  note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest-cuda.log" | tail -n 1); $(grep -c '(Skipped)' "$OUT/ctest-cuda.log") skipped"
-  grep -E '\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception' "$OUT/ctest-cuda.log" | head -n 20
-  grep -E '\(Skipped\)|\(Failed\)|\(Timeout\)' "$OUT/ctest-cuda.log" | head -n 20
+  ctest_cuda
   (cd "$B" && timeout 60 ctest --output-on-failure -R 'copy_rows_emu') >"$OUT/ctest-emu.log" 2>&1
   note "copy_rows_emu" "$(grep -E 'tests passed' "$OUT/ctest-emu.log" | tail -n 1)"
   if [ -z "${TESTS:-}" ] || [ -n "${MEMCHECK_TESTS:-}" ]; then

@@ -14,19 +14,11 @@ import os
 import subprocess
 import sys
 
+from ledger_parity import FIELDS, report, show, timing_dependent
+
 # Fixed chunks and streams: the streamed mode otherwise sizes them from a timed first chunk.
 PIPELINE = ["pipeline", "--mode", "all", "--kernels", "3", "--size", "4MB", "--chunks", "4", "--streams", "2"]
 HOSTS = ("pinned", "pageable")
-FIELDS = ("kind", "direction", "implicit", "bytes", "cause", "argument")
-
-
-def timing_dependent(entry):
-    """A copy from or to pageable memory waits for the stream's earlier work and records
-    that wait only if the stream was still busy (src/transfer/copy.c): whether it appears
-    depends on how fast the kernel before it ran, not on the backend's bookkeeping."""
-    return entry.get("kind") == "wait" and str(entry.get("cause", "")).endswith(": earlier work")
-
-
 def ledger(cli, backend):
     """{mode: [normalized entry, ...]} of one pipeline run, or None when the backend is absent."""
     env = dict(os.environ, RESIDENT_BACKEND=backend)
@@ -43,12 +35,8 @@ def ledger(cli, backend):
                 sys.exit("%s %s: %d ledger entries dropped; raise RESIDENT_LEDGER_ENTRIES" %
                          (backend, run["mode"], run["entries_dropped"]))
             runs["%s host, %s" % (host, run["mode"])] = [tuple(e.get(f) for f in FIELDS) for e in run["entries"]
-                                                         if not timing_dependent(e)]
+                                                         if not timing_dependent(e.get("kind"), e.get("cause"))]
     return runs
-
-
-def show(entry):
-    return " ".join("%s=%s" % (f, v) for f, v in zip(FIELDS, entry) if v is not None)
 
 
 def main():
@@ -74,16 +62,7 @@ def main():
             print("FAIL %s: only on %s" % (mode, "sim" if b is None else "cuda"))
             bad += 1
             continue
-        diff = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), None)
-        if diff is None and len(a) == len(b):
-            print("ok   %s: %d entries alike" % (mode, len(a)))
-            continue
-        bad += 1
-        i = diff if diff is not None else min(len(a), len(b))
-        print("FAIL %s: %d entries on sim, %d on cuda; first difference at entry %d" % (mode, len(a), len(b), i + 1))
-        for j in range(max(0, i - 2), min(max(len(a), len(b)), i + 3)):
-            print("  %3d sim : %s" % (j + 1, show(a[j]) if j < len(a) else "-"))
-            print("      cuda: %s" % (show(b[j]) if j < len(b) else "-"))
+        bad += report(mode, a, b, ("sim", "cuda"))
     return 1 if bad else 0
 
 

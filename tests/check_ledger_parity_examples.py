@@ -26,7 +26,8 @@ import subprocess
 import sys
 import tempfile
 
-FIELDS = ("kind", "direction", "implicit", "bytes", "cause", "argument")
+from ledger_parity import report, show, timing_dependent
+
 # trace event category -> ledger entry kind (src/ledger/trace.c); "api" (the host call
 # that queued a timed entry), "scope" and counters are not ledger entries
 KINDS = {"copy.explicit": "copy", "copy.implicit": "copy", "kernel": "kernel", "wait": "wait",
@@ -50,14 +51,6 @@ def examples(source, cuda_devices):
     ]
 
 
-def timing_dependent(e):
-    """A copy from or to pageable memory waits for the stream's earlier work and records
-    that wait only if the stream was still busy (src/transfer/copy.c): whether it appears
-    depends on how fast the kernel before it ran, not on the backend's bookkeeping (the
-    same rule as check_ledger_parity.py)."""
-    return e[0] == "wait" and str(e[4] or "").endswith(": earlier work")
-
-
 def entries(path):
     """The normalized ledger entries of one trace, in the ledger's order."""
     with open(path) as f:
@@ -72,7 +65,7 @@ def entries(path):
             continue
         a = ev.get("args", {})
         e = (kind, a.get("direction"), a.get("implicit"), a.get("bytes"), a.get("cause"), a.get("kernel_argument"))
-        if not timing_dependent(e):
+        if not timing_dependent(kind, e[4]):
             out.append(e)
     return out
 
@@ -87,10 +80,6 @@ def run(bindir, tmp, name, args, env_extra, backend, tag):
     return p.returncode, [entries(f) for f in files], (p.stdout + p.stderr).strip()
 
 
-def show(entry):
-    return " ".join("%s=%s" % (f, v) for f, v in zip(FIELDS, entry) if v is not None)
-
-
 def compare(name, a, b, labels):
     """Print and count the differences of two runs' ledgers (lists of contexts)."""
     if len(a) != len(b):
@@ -99,17 +88,7 @@ def compare(name, a, b, labels):
     bad = 0
     for c, (x, y) in enumerate(zip(a, b)):
         what = "%s (context %d)" % (name, c + 1) if len(a) > 1 else name
-        diff = next((i for i in range(min(len(x), len(y))) if x[i] != y[i]), None)
-        if diff is None and len(x) == len(y):
-            print("ok   %s: %d entries alike" % (what, len(x)))
-            continue
-        bad += 1
-        i = diff if diff is not None else min(len(x), len(y))
-        print("FAIL %s: %d entries on %s, %d on %s; first difference at entry %d" %
-              (what, len(x), labels[0], len(y), labels[1], i + 1))
-        for j in range(max(0, i - 2), min(max(len(x), len(y)), i + 3)):
-            print("  %3d %-5s: %s" % (j + 1, labels[0], show(x[j]) if j < len(x) else "-"))
-            print("      %-5s: %s" % (labels[1], show(y[j]) if j < len(y) else "-"))
+        bad += report(what, x, y, labels)
     return bad
 
 

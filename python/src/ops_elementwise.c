@@ -80,11 +80,7 @@ static PyObject *do_matmul(PyObject *a, PyObject *b, PyObject *out, int for_oper
   rs_py_operand x, y;
   rs_array *dst, *res = NULL;
   if (rs_py_get_out(out, &dst) < 0) return NULL;
-  if (rs_py_operand_get(a, &x, 0) < 0) goto ni;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    goto ni;
-  }
+  if (rs_py_operand_pair(a, b, &x, &y) < 0) goto ni;
   rs_status s;
   Py_BEGIN_ALLOW_THREADS
   s = dst ? rs_matmul_into(dst, x.h, y.h, NULL) : rs_matmul(&res, x.h, y.h, NULL);

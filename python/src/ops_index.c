@@ -175,11 +175,7 @@ static PyObject *f_searchsorted(PyObject *m, PyObject *args, PyObject *kw) {
   rs_py_operand x, y, so = {0};
   rs_array *dst, *res = NULL;
   if (rs_py_get_out(out, &dst) < 0) return NULL;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(v, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
+  if (rs_py_operand_pair(a, v, &x, &y) < 0) return NULL;
   if (sorter != Py_None && rs_py_operand_get(sorter, &so, 0) < 0) {
     rs_py_operand_done(&x);
     rs_py_operand_done(&y);

@@ -122,11 +122,7 @@ static PyObject *f_binary(PyObject *m, PyObject *args) {
   if (!strcmp(which, "vecdot") && (axis = (int)PyLong_AsLong(p1)) == -1 && PyErr_Occurred()) return NULL;
   if (!strcmp(which, "lstsq") && p1 != Py_None && (rc = PyFloat_AsDouble(p1)) == -1 && PyErr_Occurred()) return NULL;
   rs_py_operand x, y;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
+  if (rs_py_operand_pair(a, b, &x, &y) < 0) return NULL;
   rs_array *r[4] = {NULL, NULL, NULL, NULL};
   int n = 1;
   rs_status s;

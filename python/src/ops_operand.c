@@ -57,6 +57,15 @@ int rs_py_operand_get(PyObject *o, rs_py_operand *p, int allow_scalar) {
   return rs_py_as_handle(o, &p->h, &p->keep);
 }
 
+int rs_py_operand_pair(PyObject *a, PyObject *b, rs_py_operand *x, rs_py_operand *y) {
+  if (rs_py_operand_get(a, x, 0) < 0) return -1;
+  if (rs_py_operand_get(b, y, 0) < 0) {
+    rs_py_operand_done(x);
+    return -1;
+  }
+  return 0;
+}
+
 int rs_py_get_out(PyObject *out, rs_array **dst) {
   if (!out || out == Py_None) {
     *dst = NULL;
@@ -86,11 +95,7 @@ PyObject *rs_py_call_two(PyObject *a, PyObject *b, PyObject *out, rs_py_two_fn f
   rs_py_operand x, y;
   rs_array *dst, *res = NULL;
   if (rs_py_get_out(out, &dst) < 0) return NULL;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
+  if (rs_py_operand_pair(a, b, &x, &y) < 0) return NULL;
   rs_status s;
   Py_BEGIN_ALLOW_THREADS
   s = fn(dst ? NULL : &res, dst, x.h, y.h, arg);

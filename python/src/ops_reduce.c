@@ -205,11 +205,7 @@ static PyObject *f_allclose(PyObject *m, PyObject *args, PyObject *kw) {
   int equal_nan = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ddp", kwl, &a, &b, &rtol, &atol, &equal_nan)) return NULL;
   rs_py_operand x, y;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
+  if (rs_py_operand_pair(a, b, &x, &y) < 0) return NULL;
   int r = 0;
   rs_status s;
   Py_BEGIN_ALLOW_THREADS
@@ -228,11 +224,7 @@ static PyObject *f_assert_allclose(PyObject *m, PyObject *args, PyObject *kw) {
   double rtol = 1e-7, atol = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|dd", kwl, &a, &b, &rtol, &atol)) return NULL;
   rs_py_operand x, y;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
+  if (rs_py_operand_pair(a, b, &x, &y) < 0) return NULL;
   rs_status s;
   Py_BEGIN_ALLOW_THREADS
   s = rs_assert_allclose(x.h, y.h, rtol, atol, NULL);
@@ -248,11 +240,7 @@ static PyObject *f_array_equal(PyObject *m, PyObject *args) {
   PyObject *a, *b;
   if (!PyArg_ParseTuple(args, "OO", &a, &b)) return NULL;
   rs_py_operand x, y;
-  if (rs_py_operand_get(a, &x, 0) < 0) return NULL;
-  if (rs_py_operand_get(b, &y, 0) < 0) {
-    rs_py_operand_done(&x);
-    return NULL;
-  }
+  if (rs_py_operand_pair(a, b, &x, &y) < 0) return NULL;
   int r = 0;
   rs_status s;
   Py_BEGIN_ALLOW_THREADS

@@ -60,6 +60,8 @@ typedef struct {
 int rs_py_scalar(PyObject *o, rs_scalar *s);            /* 1 scalar, 0 not one, -1 error */
 int rs_py_operand_get(PyObject *o, rs_py_operand *p, int allow_scalar);
 void rs_py_operand_done(rs_py_operand *p);
+/* Two array operands at once: on failure neither is held (-1, the Python error set). */
+int rs_py_operand_pair(PyObject *a, PyObject *b, rs_py_operand *x, rs_py_operand *y);
 /* The shape of every two-operand function with out=: operands a and b (arrays or what
  * asarray takes), then fn(&res, NULL, ...) for a new result or fn(NULL, dst, ...) into out. */
 typedef rs_status (*rs_py_two_fn)(rs_array **out, rs_array *dst, const rs_array *a, const rs_array *b, void *arg);
