@@ -291,19 +291,6 @@ void cut(long long n, long long units, long long cap, long long least, long long
   *chunks = (n + *len - 1) / *len;
 }
 
-// Threads a row for row_group_states, kBlock for the block schemes: the fewest (from a
-// warp) that leave each thread <= 96 vectors of its row, where the rows then give every
-// resident thread of the device one at least. H200, 10000 rows of 10000: float32 G = 32
-// (97-99% of the copy bandwidth over four calls, against 82% a block a row), float64
-// G = 64 (89-92%, against 88%; G = 32 91%, 128 89%; 8 vectors in flight a thread
-// instead of 4: 82%).
-int row_group(rs_backend *b, long long rows, long long vecs) {
-  int group = 32;
-  while (group < kBlock && vecs > 96LL * group) group *= 2;
-  const long long resident = 2048LL * (b->multiprocessors > 0 ? b->multiprocessors : 1);
-  return rows * group < resident ? kBlock : group;
-}
-
 template <typename T>
 rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
@@ -317,7 +304,19 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   const bool wide = !rows && p->inner % L == 0 && (uintptr_t)x % 16 == 0;
   const long long tiles = rows ? 0 : (outs / (wide ? L : 1) + kLanes - 1) / kLanes;
   long long chunks = 1, len = n;
-  const int group = rows ? row_group(b, outs, n * (long long)sizeof(T) / 16) : kBlock;
+  // G threads a row (row_group_states) where the rows give every resident thread of the
+  // device one at least: the fewest (from a warp) that leave each thread <= 96 vectors of
+  // a row. H200, 10000 rows of 10000: float32 G = 32 (97-99% of the copy bandwidth over
+  // four calls, against 82% a block a row), float64 G = 64 (89-92%, against 88%; G = 32
+  // 91%, 128 89%; 8 vectors in flight a thread instead of 4: 82%).
+  int group = kBlock;
+  if (rows) {
+    const long long vecs = n * (long long)sizeof(T) / 16;
+    group = 32;
+    while (group < kBlock && vecs > 96LL * group) group *= 2;
+    const long long resident = 2048LL * (b->multiprocessors > 0 ? b->multiprocessors : 1);
+    if (outs * group < resident) group = kBlock;
+  }
   if (rows && group < kBlock) {
     const long long per = kBlock / group, blocks = (outs + per - 1) / per;
     if (group == 32) row_group_states<T, 32><<<(unsigned)blocks, kBlock, 0, s>>>(x, outs, n, o);

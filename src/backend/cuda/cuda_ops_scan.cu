@@ -270,34 +270,32 @@ constexpr long long kMinChunk = 32;
 // A block per row (scan_rows) from this many rows a multiprocessor on, rows this long.
 constexpr long long kRowsPerSm = 4, kMinRowScan = 1024;
 
-// The strip scan of p as `inner` columns of U (float32 pairs or p's own items) when there
-// are at least a full step of rows, 32 columns (a strip at least half used) and
-// `min_strips` strips (their loads in flight are what keeps the memory system busy);
-// false, nothing launched, when not.
-template <typename U, typename OpU>
-bool strip_scan(const rs_scan_plan *p, const U *src, U *dst, long long inner, long long min_strips, long long cap,
-                cudaStream_t s) {
-  const long long per_o = (inner + 31) / 32, strips = p->outer * per_o;
-  if (p->n < (long long)kStripWarps * strip_rows<U>() || inner < 32 || strips < min_strips) return false;
-  scan_strips<U, OpU><<<(unsigned)(strips < cap ? strips : cap), kBlock, 0, s>>>(src, dst,
-                                                                                  Strips{p->n, inner, per_o, strips});
-  return true;
-}
-
 template <typename T, typename Op>
 rs_status scan_columns(rs_backend *b, const rs_scan_plan *p, void *stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   const T *src = static_cast<const T *>(p->src);
   T *dst = static_cast<T *>(p->dst);
-  const long long sms = b->multiprocessors > 0 ? b->multiprocessors : 1, cap = 16 * sms * 2;  // 16 waves
-  bool strips = false;
-  if constexpr (std::is_same_v<T, float>) {  // pairs: one strip a multiprocessor is enough
-    if (p->inner % 2 == 0 && (uintptr_t)src % 8 == 0 && (uintptr_t)dst % 8 == 0)
-      strips = strip_scan<Pair<float>, PairOf<Op>>(p, reinterpret_cast<const Pair<float> *>(src),
-                                                   reinterpret_cast<Pair<float> *>(dst), p->inner / 2, sms, cap, s);
+  // strips: at least a full step of rows, a strip at least half used, two blocks a
+  // multiprocessor (their loads in flight are what keeps the memory system busy)
+  const long long sms = b->multiprocessors > 0 ? b->multiprocessors : 1;
+  const long long per_o = (p->inner + 31) / 32, strips = p->outer * per_o;
+  const long long cap = 16 * sms * 2;  // 16 waves of resident blocks
+  if constexpr (std::is_same_v<T, float>) {
+    const long long pairs = p->inner / 2, pair_strips = p->outer * ((pairs + 31) / 32);
+    if (p->n >= (long long)kStripWarps * strip_rows<Pair<float>>() && p->inner % 2 == 0 && pairs >= 32 &&
+        pair_strips >= sms && (uintptr_t)src % 8 == 0 && (uintptr_t)dst % 8 == 0) {
+      const Strips g{p->n, pairs, (pairs + 31) / 32, pair_strips};
+      scan_strips<Pair<float>, PairOf<Op>><<<(unsigned)(pair_strips < cap ? pair_strips : cap), kBlock, 0, s>>>(
+          reinterpret_cast<const Pair<float> *>(src), reinterpret_cast<Pair<float> *>(dst), g);
+      RS_CUDA_CALL(cudaGetLastError(), "scan along an inner axis (%lld x %lld x %lld)", (long long)p->outer,
+                   (long long)p->n, (long long)p->inner);
+      return RS_OK;
+    }
   }
-  if (!strips) strips = strip_scan<T, Op>(p, src, dst, p->inner, 2 * sms, cap, s);
-  if (strips) {
+  if (p->n >= (long long)kStripWarps * strip_rows<T>() && p->inner >= 32 && strips >= 2 * sms) {
+    const Strips g{p->n, p->inner, per_o, strips};
+    const unsigned grid = (unsigned)(strips < cap ? strips : cap);
+    scan_strips<T, Op><<<grid, kBlock, 0, s>>>(src, dst, g);
     RS_CUDA_CALL(cudaGetLastError(), "scan along an inner axis (%lld x %lld x %lld)", (long long)p->outer,
                  (long long)p->n, (long long)p->inner);
     return RS_OK;
