@@ -8,7 +8,8 @@ Workloads (device arrays, a new result each call on both sides):
       target: no slower than CuPy;
   cumulative_sum along axis 1 (CUB scan by key) and axis 0 (the column scan, where the
       axis lies) of 10000 x 10000 float32 beside cupy.cumsum;
-  sum over axes (0, 2) (the column scheme of the generated reductions); var / std over
+  sum over axes (0, 2) (the column scheme of the generated reductions) and over axis 0
+      (the float column-sum tile, cuda_ops_col_sum.cu); var / std over
       axis 1 and over everything (the one-pass Welford backend op, rows), var over axis 0
       (the same op, columns); sort along axis 0, argsort along axis 1; beside CuPy;
 and the device copy (x.copy()) for the bandwidth figures. GB/s counts the bytes a

@@ -3,7 +3,8 @@
  * which the GPU reduces with a thread per (output, chunk) over consecutive outputs (the
  * column scheme, chunked and combined in order when long), against NumPy: sum, prod,
  * mean, min, max, all, any, argmin, argmax; float32, float64, int32, bool; keepdims;
- * shapes small enough for one chunk and long enough for many. */
+ * shapes small enough for one chunk and long enough for many. Float sums and means along
+ * a middle axis go through a kernel of their own on the GPU (cuda_ops_col_sum.cu). */
 #include "ops_testlib.h"
 #include "resident/reduce.h"
 
@@ -20,6 +21,9 @@ static const red_case kCases[] = {
     {2, {70001, 3}, 1, {0}, "(0,)"},          {3, {40, 33, 31}, 2, {0, 2}, "(0, 2)"}, {3, {9, 5000, 2}, 2, {0, 2}, "(0, 2)"},
     {3, {30, 20, 10}, 1, {1}, "(1,)"},        {2, {4000, 17}, 1, {1}, "(1,)"},      {3, {64, 2000, 5}, 2, {0, 2}, "(0, 2)"},
     {2, {2000, 300}, 1, {0}, "(0,)"},         {3, {300, 40, 3}, 2, {2, 0}, "(2, 0)"},
+    /* the middle axis with the kept ones innermost and a warp wide at least: float sums
+     * and means take the GPU's column-sum tile (16-byte loads: inner 64; single: 66) */
+    {3, {3, 500, 66}, 1, {1}, "(1,)"},        {3, {2, 4000, 64}, 1, {1}, "(1,)"},
 };
 #define NCASES ((int)(sizeof kCases / sizeof kCases[0]))
 
@@ -67,7 +71,8 @@ static void test_reduce_cols(rs_context *ctx) {
   CHECK(bad == 0);
 }
 
-/* Non-contiguous input: a transposed view and a strided slice, reduced over two axes. */
+/* Non-contiguous input: a transposed view reduced over two axes; column windows at every
+ * alignment. */
 static void test_reduce_cols_views(rs_context *ctx) {
   ew_suite *s = suite_new();
   int64_t sh[3] = {60, 70, 8};
@@ -88,6 +93,31 @@ static void test_reduce_cols_views(rs_context *ctx) {
   c->np = tl_np_expr(&s->np, "np.max(np.transpose(a%d, (2, 0, 1)), axis=(0, 2), keepdims=True)", a.np);
   tl_release(2, tv, th);
   free_pair(&a);
+  /* Column windows starting 0, 1, 2 and 4 float32 elements into each row (views at every
+   * alignment a vectorized column load would care about), summed and searched down the
+   * columns: the sums, and argmax's first index of the maximum, as NumPy's. */
+  int64_t wsh[2] = {3001, 72};
+  pair w;
+  CHECK_OK(make_pair(&w, s, ctx, RS_FLOAT32, 2, wsh, 78, 0));
+  const int64_t starts[4] = {0, 1, 2, 4};
+  for (int k = 0; k < 4; k++) {
+    rs_slice cols[2] = {RS_SLICE_ALL, {starts[k], starts[k] + 64, 1}};
+    rs_array *vd = NULL, *vh = NULL;
+    CHECK_OK(rs_array_slice(&vd, w.dev, 2, cols));
+    CHECK_OK(rs_array_slice(&vh, w.host, 2, cols));
+    const int axis0[1] = {0};
+    c = suite_add(s, "sum(a[:, %lld:%lld], axis 0)", (long long)starts[k], (long long)starts[k] + 64);
+    c->sdev = rs_sum(&c->dev, vd, 1, axis0, 0, NULL);
+    c->shost = rs_sum(&c->host, vh, 1, axis0, 0, NULL);
+    c->np = tl_np_expr(&s->np, "np.sum(a%d[:, %lld:%lld], axis=0)", w.np, (long long)starts[k], (long long)starts[k] + 64);
+    c->rtol = 1e-6;
+    c = suite_add(s, "argmax(a[:, %lld:%lld], axis 0)", (long long)starts[k], (long long)starts[k] + 64);
+    c->sdev = rs_argmax(&c->dev, vd, 0, 0, NULL);
+    c->shost = rs_argmax(&c->host, vh, 0, 0, NULL);
+    c->np = tl_np_expr(&s->np, "np.argmax(a%d[:, %lld:%lld], axis=0)", w.np, (long long)starts[k], (long long)starts[k] + 64);
+    tl_release(2, vd, vh);
+  }
+  free_pair(&w);
   int bad = suite_check(s, ctx);
   suite_free(s);
   CHECK(bad == 0);

@@ -72,6 +72,12 @@ size_t rs_cuda_ew_params(uint64_t *words, size_t max_words, const rs_ew_program 
  * `split` chunks writing partials) and "rs_reduce_final" (partials to outputs). */
 rs_status rs_cuda_reduce_source(char **out, const rs_reduce_plan *p, int mode);
 
+/* Sum and mean of float32 / float64 along the middle axis of a contiguous outer x n x
+ * inner block, the kept axes innermost and at least a warp wide (cuda_ops_col_sum.cu):
+ * whether plan p is such a case, and the reduction (RS_ERR_UNSUPPORTED when it is not). */
+int rs_cuda_col_sum_fits(const rs_reduce_plan *p);
+rs_status rs_cuda_col_sum(rs_backend *b, const rs_reduce_plan *p, void *stream);
+
 /* Whole-array reductions of a contiguous input through CUB (cuda_ops_cub.cu): sum, min
  * and max of float32, float64, int32, int64 (sums accumulate in double / int64). The
  * result (accumulator type) goes to acc; RS_ERR_UNSUPPORTED for other cases. */

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/cuda_waves.cuh"
 
 namespace {
 
@@ -260,37 +261,6 @@ constexpr long long kBlockFinish = 64;  // more chunks per output than this: fin
 constexpr long long kMinColChunk = kRowLanes * 16;  // rows per column chunk at least (16 a warp)
 constexpr long long kMinRowChunk = 4 * kBlock * kUnroll * 4;  // row elements per block at least
 
-// Blocks of `kernel` resident on the whole device at once.
-template <typename K>
-long long capacity(rs_backend *b, K kernel) {
-  int per = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, kBlock, 0) != cudaSuccess || per < 1) {
-    (void)cudaGetLastError();  // a guess then, not an error of this call
-    per = 1;
-  }
-  return (long long)per * (b->multiprocessors > 0 ? b->multiprocessors : 1);
-}
-
-// Chunks for cutting each output's n elements (of `size` bytes) into, `units` blocks per
-// chunk index: the count whose equal blocks fill the device's `cap` resident blocks best
-// (the last wave as full as can be, up to 8 waves; a wave partly empty leaves SMs idle
-// while the others stream), less the partial states' traffic (48 bytes an output and
-// chunk, written and read, against the n * size bytes of the data). Ties: fewer chunks.
-void cut(long long n, long long units, long long cap, long long least, long long size, long long *chunks,
-         long long *len) {
-  long long top = 8 * cap / units + 1, most = n / least, best = 1;
-  if (top > most) top = most;
-  double best_score = -1;
-  for (long long c = 1; c <= top; c++) {
-    const long long blocks = units * c, waves = (blocks + cap - 1) / cap;
-    const double fill = (double)blocks / (double)(waves * cap);
-    const double score = fill / (1.0 + 48.0 * (double)c / ((double)n * (double)size));
-    if (score > best_score + 1e-9) best = c, best_score = score;
-  }
-  *len = (n + best - 1) / best;
-  *chunks = (n + *len - 1) / *len;
-}
-
 template <typename T>
 rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
@@ -325,9 +295,11 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
     RS_CUDA_CALL(cudaGetLastError(), "var/std of %lld rows x %lld", outs, n);
     return RS_OK;
   }
-  if (rows) cut(n, outs, capacity(b, row_states<T>), kMinRowChunk, sizeof(T), &chunks, &len);
-  else if (wide) cut(n, tiles, capacity(b, col_states<T, L>), kMinColChunk, sizeof(T), &chunks, &len);
-  else cut(n, tiles, capacity(b, col_states<T, 1>), kMinColChunk, sizeof(T), &chunks, &len);
+  const long long state = 2 * sizeof(W);  // a partial state, written and read
+  if (rows) rs_cuda_cut(n, outs, rs_cuda_capacity(b, row_states<T>), kMinRowChunk, sizeof(T), state, &chunks, &len);
+  else if (wide)
+    rs_cuda_cut(n, tiles, rs_cuda_capacity(b, col_states<T, L>), kMinColChunk, sizeof(T), state, &chunks, &len);
+  else rs_cuda_cut(n, tiles, rs_cuda_capacity(b, col_states<T, 1>), kMinColChunk, sizeof(T), state, &chunks, &len);
   void *mem = nullptr;
   if (chunks > 1) RS_TRY(rs_cuda_ops_scratch(b, (size_t)(outs * chunks) * sizeof(W), stream, &mem));
   W *part = static_cast<W *>(mem);

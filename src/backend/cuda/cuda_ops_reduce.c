@@ -8,7 +8,9 @@
  * thread per (output, chunk) with consecutive threads on consecutive outputs, so a warp
  * reads consecutive memory (the column scheme of var/std). Long reductions are split into
  * a fixed number of chunks whose partial results are combined in order (so results do not
- * depend on timing). */
+ * depend on timing). Float sums and means along a middle axis, the kept axes innermost
+ * and contiguous (sum over axis 0 of a matrix), take a kernel of their own
+ * (cuda_ops_col_sum.cu). */
 #include <string.h>
 #include "backend/cuda/cuda_ops.h"
 #include "core/dtype_rules.h"
@@ -158,6 +160,7 @@ static rs_status reduce_cols(rs_backend *b, const rs_reduce_plan *p, const cols_
 rs_status rs_cuda_ops_reduce(rs_backend *b, const rs_reduce_plan *p, void *stream) {
   if (p->n_out <= 0) return RS_OK;
   if (cub_eligible(p)) return reduce_cub(b, p, stream);
+  if (rs_cuda_col_sum_fits(p)) return rs_cuda_col_sum(b, p, stream);
   RS_TRY(rs_cuda_enter(b));
   cols_plan cp;
   if (p->n_red > 0 && cols_fit(p) && cols_make(&cp, p)) return reduce_cols(b, p, &cp, stream);

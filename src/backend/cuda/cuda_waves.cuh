@@ -1,0 +1,41 @@
+// Internal to the CUDA backend's library kernels: how many chunks to cut a reduction's
+// outputs into so that its blocks fill the device's resident slots evenly (the one-read
+// moments, cuda_ops_moments.cu, and the float column sums, cuda_ops_col_sum.cu).
+#ifndef RS_BACKEND_CUDA_WAVES_CUH
+#define RS_BACKEND_CUDA_WAVES_CUH
+#include "backend/cuda/cuda_ops.h"
+
+// Blocks of `kernel` (RS_CUDA_OPS_BLOCK threads, static shared memory) resident on the
+// whole device at once.
+template <typename K>
+inline long long rs_cuda_capacity(rs_backend *b, K kernel) {
+  int per = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, RS_CUDA_OPS_BLOCK, 0) != cudaSuccess || per < 1) {
+    (void)cudaGetLastError();  // a guess then, not an error of this call
+    per = 1;
+  }
+  return (long long)per * (b->multiprocessors > 0 ? b->multiprocessors : 1);
+}
+
+// Chunks for cutting each output's n elements (of `size` bytes) into, `units` blocks per
+// chunk index: the count whose equal blocks fill the device's `cap` resident blocks best
+// (the last wave as full as can be, up to 8 waves; a wave partly empty leaves SMs idle
+// while the others stream), less the partial results' traffic (`state` bytes an output
+// and chunk, written and read, against the n * size bytes of the data). Ties: fewer
+// chunks. At least `least` elements a chunk.
+inline void rs_cuda_cut(long long n, long long units, long long cap, long long least, long long size, long long state,
+                        long long *chunks, long long *len) {
+  long long top = 8 * cap / units + 1, most = n / least, best = 1;
+  if (top > most) top = most;
+  double best_score = -1;
+  for (long long c = 1; c <= top; c++) {
+    const long long blocks = units * c, waves = (blocks + cap - 1) / cap;
+    const double fill = (double)blocks / (double)(waves * cap);
+    const double score = fill / (1.0 + (double)state * (double)c / ((double)n * (double)size));
+    if (score > best_score + 1e-9) best = c, best_score = score;
+  }
+  *len = (n + best - 1) / best;
+  *chunks = (n + *len - 1) / *len;
+}
+
+#endif
