@@ -8,10 +8,11 @@
 // chunk, kUnroll loads in flight each. Sums run in double (as the generated kernels and
 // the native loops); the 8 warps' sums of a column are added in warp order in shared
 // memory, the chunks' sums in chunk order by a second kernel, so results do not depend
-// on timing. The chunk count fills the device's resident blocks evenly (rs_cuda_cut).
+// on timing. The chunk count fills the device's resident blocks evenly (rs_cuda_cut; the
+// walk and the cut are the moments', cuda_col_tile.cuh).
 #include <cstdint>
 #include "backend/cuda/cuda_ops.h"
-#include "backend/cuda/cuda_waves.cuh"
+#include "backend/cuda/cuda_col_tile.cuh"
 
 namespace {
 
@@ -64,19 +65,11 @@ __global__ void __launch_bounds__(kBlock) col_sums(const T *x, double *part, Geo
   if (col0 < g.outs) {  // (inner % L == 0: a lane's L columns share their o)
     const V *v0 = reinterpret_cast<const V *>(x + (col0 / g.inner) * g.n * g.inner + col0 % g.inner + i0 * g.inner);
     const long long step = g.inner / L;  // a row, in V
-    for (long long i = w; i < count; i += (long long)kRowLanes * kUnroll) {
-      V v[kUnroll];
+    rs_col_walk<kRowLanes, kUnroll>(v0, step, count, w, [&](const V &v) {
+      const T *e = reinterpret_cast<const T *>(&v);
 #pragma unroll
-      for (int u = 0; u < kUnroll; u++)
-        if (i + u * kRowLanes < count) v[u] = v0[(i + u * kRowLanes) * step];
-#pragma unroll
-      for (int u = 0; u < kUnroll; u++)
-        if (i + u * kRowLanes < count) {
-          const T *e = reinterpret_cast<const T *>(&v[u]);
-#pragma unroll
-          for (int l = 0; l < L; l++) a[l] += (double)e[l];
-        }
-    }
+      for (int l = 0; l < L; l++) a[l] += (double)e[l];
+    });
   }
 #pragma unroll
   for (int l = 0; l < L; l++) sh[w][lane * L + l] = a[l];

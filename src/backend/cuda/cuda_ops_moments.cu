@@ -29,7 +29,7 @@
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
 #include "backend/cuda/cuda_ops.h"
-#include "backend/cuda/cuda_waves.cuh"
+#include "backend/cuda/cuda_col_tile.cuh"
 
 namespace {
 
@@ -211,15 +211,7 @@ __global__ void __launch_bounds__(kBlock) col_states(const T *x, W *part, Cols g
     Sums a[L];
 #pragma unroll
     for (int l = 0; l < L; l++) a[l] = Sums{part_of(sample, l), 0, 0, 0};
-    for (long long i = w; i < count; i += (long long)kRowLanes * kUnroll) {
-      V v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; u++)
-        if (i + u * kRowLanes < count) v[u] = v0[(i + u * kRowLanes) * step];
-#pragma unroll
-      for (int u = 0; u < kUnroll; u++)
-        if (i + u * kRowLanes < count) add_each(a, v[u]);
-    }
+    rs_col_walk<kRowLanes, kUnroll>(v0, step, count, w, [&](const V &v) { add_each(a, v); });
 #pragma unroll
     for (int l = 0; l < L; l++) sh[w][lane * L + l] = a[l].state(part_of(k, l));
   }

@@ -1,8 +1,10 @@
-// Internal to the CUDA backend's library kernels: how many chunks to cut a reduction's
-// outputs into so that its blocks fill the device's resident slots evenly (the one-read
-// moments, cuda_ops_moments.cu, and the float column sums, cuda_ops_col_sum.cu).
-#ifndef RS_BACKEND_CUDA_WAVES_CUH
-#define RS_BACKEND_CUDA_WAVES_CUH
+// Internal to the CUDA backend's library kernels: what the column reductions of the
+// one-read moments (cuda_ops_moments.cu) and of the float column sums (cuda_ops_col_sum.cu)
+// share - a lane's walk down its columns in a tile of 32 column groups x row warps, and
+// how many chunks to cut the outputs into so that the blocks fill the device's resident
+// slots evenly.
+#ifndef RS_BACKEND_CUDA_COL_TILE_CUH
+#define RS_BACKEND_CUDA_COL_TILE_CUH
 #include "backend/cuda/cuda_ops.h"
 
 // Blocks of `kernel` (RS_CUDA_OPS_BLOCK threads, static shared memory) resident on the
@@ -36,6 +38,22 @@ inline void rs_cuda_cut(long long n, long long units, long long cap, long long l
   }
   *len = (n + best - 1) / best;
   *chunks = (n + *len - 1) / *len;
+}
+
+// A lane's rows of its chunk: warp w of `warps` takes rows w, w + warps, ... of the count
+// rows from v0 (one V, the lane's adjacent columns, a row; rows `step` V apart), `unroll`
+// loads issued before any is used, each then handed to take(v) in row order.
+template <int warps, int unroll, typename V, typename F>
+__device__ __forceinline__ void rs_col_walk(const V *v0, long long step, long long count, int w, F &&take) {
+  for (long long i = w; i < count; i += (long long)warps * unroll) {
+    V v[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; u++)
+      if (i + u * warps < count) v[u] = v0[(i + u * warps) * step];
+#pragma unroll
+    for (int u = 0; u < unroll; u++)
+      if (i + u * warps < count) take(v[u]);
+  }
 }
 
 #endif
