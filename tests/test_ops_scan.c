@@ -138,12 +138,13 @@ static void test_scan_long(rs_context *ctx) {
 }
 
 /* float32 along the middle axis of wide arrays, exactly: values k / 64 with |k| <= 1000,
- * so every partial sum of up to 2^14 of them is a float32 whatever the order. On the GPU:
- * two columns a lane (inner even: 160 strips of 32 pairs for 132 multiprocessors), one
- * column a lane, and the chunked scheme (inner odd, too few strips), in place too. */
+ * so every partial sum of up to 2^14 of them is a float32 whatever the order. On the GPU
+ * (132 multiprocessors), tiles of rows chained down strips of 32 column pairs (inner
+ * even: 160 and 141 strips), and the chunked scheme (inner odd: 237 and 64 strips of one
+ * column a lane, fewer than the two a multiprocessor of a block per strip), in place too. */
 static void test_scan_float_columns(rs_context *ctx) {
-  const int64_t shapes[3][3] = {{4, 600, 2500}, {1, 300, 9000}, {3, 700, 2501}};
-  for (int k = 0; k < 3; k++) {
+  const int64_t shapes[4][3] = {{4, 600, 2500}, {1, 300, 9000}, {3, 700, 2501}, {2, 700, 1001}};
+  for (int k = 0; k < 4; k++) {
     const int64_t outer = shapes[k][0], n = shapes[k][1], inner = shapes[k][2], total = outer * n * inner;
     float *h = malloc((size_t)total * sizeof *h), *want = malloc((size_t)total * sizeof *want),
           *got = malloc((size_t)total * sizeof *got);

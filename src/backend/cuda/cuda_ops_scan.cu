@@ -24,8 +24,11 @@
 #include <thrust/iterator/transform_iterator.h>
 #include "backend/cuda/cuda_fastdiv.cuh"
 #include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/cuda_scan_strips.cuh"
 
 namespace {
+
+using namespace rs_scan;
 
 constexpr int kBlock = RS_CUDA_OPS_BLOCK;
 
@@ -133,142 +136,36 @@ __global__ void chunk_scan(const T *src, T *dst, const T *tot, Cols g, Op op) {
   }
 }
 
-// A strip of 32 adjacent columns (a lane each) walked down the whole axis by one block,
-// 8 warps x U rows a step: each warp loads its U rows at once (and the next step's before
-// working on them), scans them in registers, and the warps' totals meet in shared memory; the
-// carry from the steps above is added in a fixed order, so results do not depend on
-// timing (no look-back between blocks, no atomics). One read, one write: the chunked
-// scheme below reads twice (52% of the copy bandwidth on the H200 for 10000^2 float32).
-// Rows past the axis's end are never combined; a column's first element is taken as is
-// (no identity added: -0.0 stays -0.0).
-constexpr int kStripWarps = kBlock / 32;
-// Rows a warp loads at once: 64 bytes a thread, twice in flight - the next step's loads
-// are issued before this step's scan, barrier and stores, so a block's loads never stop
-// (H200, 10000^2: float32 76% of the copy bandwidth, float64 84%; with 128 bytes a thread
-// loaded after the stores, 69% and 81%; the chunked scheme 52%; 24 float32 rows instead
-// of 16: 77%).
-template <typename T>
-struct StripShape {
-  static constexpr int rows = sizeof(T) <= 4 ? 16 : (int)(64 / sizeof(T));
-  // 3 blocks a multiprocessor (<= 85 registers): 2 strips a multiprocessor and more are
-  // all resident at once, so no strip waits for a second wave while the others stream.
-  static constexpr int min_blocks = 3;
-};
-
-// float32 columns two at a time (a lane takes two adjacent columns, 8-byte accesses): a
-// warp then moves 256 bytes of a row per access, as for float64; half as many strips, so
-// a lane keeps 128 bytes in flight (16 rows, twice) and a block <= 128 registers (2 a
-// multiprocessor). H200, 10000^2 float32: 84% of the copy bandwidth, against 76% one
-// column a lane (float64, 256 bytes an access already: 84-85%).
-template <typename T>
-struct alignas(2 * sizeof(T)) Pair {
-  T x, y;
-};
-template <typename Op>
-struct PairOf {
-  template <typename T>
-  __device__ __forceinline__ Pair<T> operator()(const Pair<T> &a, const Pair<T> &b) const {
-    const Op op{};
-    return Pair<T>{op(a.x, b.x), op(a.y, b.y)};
-  }
-};
-template <>
-struct StripShape<Pair<float>> {
-  static constexpr int rows = 16, min_blocks = 2;
-};
-
-template <typename T>
-constexpr int strip_rows() {
-  return StripShape<T>::rows;
-}
-
-struct Strips {
-  long long n, inner, per_o, strips;  // per_o: strips across one o's inner columns
-};
-
-// A warp's U rows from `from` (a column's element of the warp's first row), `have` of
-// them in the array: loads never predicated (predicates cost registers, and spills) -
-// rows past the axis's end repeat its last row, never combined into a stored value.
-template <typename T, int U>
-__device__ __forceinline__ void strip_load(T (&v)[U], const T *from, long long inner, int have) {
-#pragma unroll
-  for (int u = 0; u < U; u++) {
-    v[u] = *from;
-    if (u + 1 < have) from += inner;
-  }
-}
-
-template <typename T, typename Op>
-__global__ void __launch_bounds__(kBlock, StripShape<T>::min_blocks) scan_strips(const T *src, T *dst, Strips g) {
-  constexpr int U = strip_rows<T>();
-  constexpr long long kStep = (long long)kStripWarps * U;  // rows a step
-  __shared__ T tot[2][kStripWarps][32];
-  const Op op{};
-  const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-  for (long long s = blockIdx.x; s < g.strips; s += gridDim.x) {
-    const long long o = s / g.per_o, j = (s % g.per_o) * 32 + lane;
-    const bool col = j < g.inner;
-    // a lane past the strip's columns reads its neighbour's column and stores nothing
-    const long long base = o * g.n * g.inner + (col ? j : g.inner - 1);
-    auto have_at = [&](long long r) { return r < g.n ? (g.n - r < U ? (int)(g.n - r) : U) : 0; };
-    auto first_at = [&](long long r) { return src + base + (r < g.n ? r : g.n - 1) * g.inner; };
-    T carry{};
-    bool carried = false;
-    int buf = 0;
-    T next[U];
-    strip_load(next, first_at((long long)w * U), g.inner, have_at((long long)w * U));
-    for (long long r0 = 0; r0 < g.n; r0 += kStep, buf ^= 1) {
-      const long long r = r0 + (long long)w * U;  // this warp's first row
-      const int have = have_at(r), rows = col ? have : 0;
-      T v[U];
-#pragma unroll
-      for (int u = 0; u < U; u++) v[u] = next[u];
-      // the next step's rows are other rows than this step's: loading them before this
-      // step's stores is right in place too
-      if (r0 + kStep < g.n) strip_load(next, first_at(r + kStep), g.inner, have_at(r + kStep));
-      T last = v[0];  // (v[rows - 1] would put v in local memory)
-#pragma unroll
-      for (int u = 1; u < U; u++) {
-        v[u] = op(v[u - 1], v[u]);
-        if (u < rows) last = v[u];
-      }
-      if (rows > 0) tot[buf][w][lane] = last;
-      __syncthreads();
-      // the prefix of this warp's rows: the carry, then the warps above in order
-      T pre = carry;
-      bool has = carried;
-      for (int k = 0; k < w; k++) {  // warps above this one hold full rows
-        pre = has ? op(pre, tot[buf][k][lane]) : tot[buf][k][lane];
-        has = true;
-      }
-      if (has) {
-#pragma unroll
-        for (int u = 0; u < U; u++) v[u] = op(pre, v[u]);
-      }
-      T *to = dst + base + r * g.inner;
-#pragma unroll
-      for (int u = 0; u < U; u++, to += g.inner)
-        if (u < rows) *to = v[u];
-      // the carry past this step, the same sum in every warp (a step's rows are full
-      // except in the last step, whose carry is not used)
-      if (col && r0 + kStep < g.n) {
-        for (int k = 0; k < kStripWarps; k++) {
-          carry = carried ? op(carry, tot[buf][k][lane]) : tot[buf][k][lane];
-          carried = true;
-        }
-      }
-      // (tot is double-buffered: the next step writes the other half, and the one
-      // after this half only past the next step's barrier, when every warp is done here)
-    }
-    __syncthreads();  // the next strip's first step writes tot[0]
-  }
-}
-
 // Enough threads to keep the memory system busy (a few per core of an H200-class GPU).
 constexpr long long kWantThreads = 1 << 19;
 constexpr long long kMinChunk = 32;
 // A block per row (scan_rows) from this many rows a multiprocessor on, rows this long.
 constexpr long long kRowsPerSm = 4, kMinRowScan = 1024;
+
+// scan_chain over strips of 32 columns of T: the scratch zeroed, the tiles launched.
+template <typename T, typename Op, int U>
+rs_status chain_launch(rs_backend *b, const T *src, T *dst, long long n, long long inner, long long strips,
+                       cudaStream_t s) {
+  const long long tile = (long long)kStripWarps * U;
+  const Chain g{n, inner, (inner + 31) / 32, strips, (n + tile - 1) / tile};
+  if (g.tiles * g.strips > INT32_MAX)
+    return rs_fail(RS_ERR_UNSUPPORTED, "scan: %lld tiles are too many", g.tiles * g.strips);
+  size_t flags_at = 0, carries_at = 0;
+  const size_t bytes = chain_scratch_bytes<T>(g, &flags_at, &carries_at);
+  void *mem = nullptr;
+  RS_TRY(rs_cuda_ops_scratch(b, bytes, s, &mem));
+  char *base = static_cast<char *>(mem);
+  cudaError_t err = cudaMemsetAsync(base, 0, carries_at, s);  // the ticket and the flags
+  if (err == cudaSuccess) {
+    scan_chain<T, Op, U><<<(unsigned)(g.tiles * g.strips), kBlock, 0, s>>>(
+        src, dst, g, reinterpret_cast<unsigned *>(base), reinterpret_cast<int *>(base + flags_at),
+        reinterpret_cast<T *>(base + carries_at));
+    err = cudaGetLastError();
+  }
+  rs_cuda_ops_scratch_free(mem, s);
+  if (err != cudaSuccess) return rs_cuda_fail(err, "scan along an inner axis (%lld strips of %lld rows)", strips, n);
+  return RS_OK;
+}
 
 template <typename T, typename Op>
 rs_status scan_columns(rs_backend *b, const rs_scan_plan *p, void *stream) {
@@ -280,17 +177,16 @@ rs_status scan_columns(rs_backend *b, const rs_scan_plan *p, void *stream) {
   const long long sms = b->multiprocessors > 0 ? b->multiprocessors : 1;
   const long long per_o = (p->inner + 31) / 32, strips = p->outer * per_o;
   const long long cap = 16 * sms * 2;  // 16 waves of resident blocks
+  // float32 two columns a lane: tiles of rows chained down the strips (H200, 10000^2: 83%
+  // of the copy bandwidth against 80-81% for a block per strip in the same call; the
+  // same results bit for bit)
   if constexpr (std::is_same_v<T, float>) {
     const long long pairs = p->inner / 2, pair_strips = p->outer * ((pairs + 31) / 32);
     if (p->n >= (long long)kStripWarps * strip_rows<Pair<float>>() && p->inner % 2 == 0 && pairs >= 32 &&
-        pair_strips >= sms && (uintptr_t)src % 8 == 0 && (uintptr_t)dst % 8 == 0) {
-      const Strips g{p->n, pairs, (pairs + 31) / 32, pair_strips};
-      scan_strips<Pair<float>, PairOf<Op>><<<(unsigned)(pair_strips < cap ? pair_strips : cap), kBlock, 0, s>>>(
-          reinterpret_cast<const Pair<float> *>(src), reinterpret_cast<Pair<float> *>(dst), g);
-      RS_CUDA_CALL(cudaGetLastError(), "scan along an inner axis (%lld x %lld x %lld)", (long long)p->outer,
-                   (long long)p->n, (long long)p->inner);
-      return RS_OK;
-    }
+        pair_strips >= sms && (uintptr_t)src % 8 == 0 && (uintptr_t)dst % 8 == 0)
+      return chain_launch<Pair<float>, PairOf<Op>, strip_rows<Pair<float>>()>(
+          b, reinterpret_cast<const Pair<float> *>(src), reinterpret_cast<Pair<float> *>(dst), p->n, pairs,
+          pair_strips, s);
   }
   if (p->n >= (long long)kStripWarps * strip_rows<T>() && p->inner >= 32 && strips >= 2 * sms) {
     const Strips g{p->n, p->inner, per_o, strips};
