@@ -6,8 +6,8 @@
 Workloads (device arrays, a new result each call on both sides):
   cumulative_sum of 100M float32 (one row: one CUB DeviceScan) beside cupy.cumsum -
       target: no slower than CuPy;
-  cumulative_sum along axis 1 (CUB scan by key) and axis 0 (the column scan, where the
-      axis lies) of 10000 x 10000 float32 beside cupy.cumsum;
+  cumulative_sum along axis 1 (CUB scan by key) and axis 0 (the column scans, where the
+      axis lies) of 10000 x 10000 float32 (and float64 along axis 0) beside cupy.cumsum;
   sum over axes (0, 2) (the column scheme of the generated reductions) and over axis 0
       (the float column-sum tile, cuda_ops_col_sum.cu); var / std over
       axis 1 and over everything (the one-pass Welford backend op, rows), var over axis 0
@@ -93,6 +93,8 @@ def main():
          (lambda: cp.cumsum(c2, axis=1)) if cp else None, 2 * h2.nbytes, True),
         (f"cumulative_sum axis 0, {side}^2 f32", lambda: rs.cumulative_sum(r2, axis=0),
          (lambda: cp.cumsum(c2, axis=0)) if cp else None, 2 * h2.nbytes, True),
+        (f"cumulative_sum axis 0, {side}^2 f64", lambda: rs.cumulative_sum(r2d, axis=0),
+         (lambda: cp.cumsum(c2d, axis=0)) if cp else None, 2 * h2d.nbytes, True),
         ("sum axes (0, 2) f32", lambda: rs.sum(r3, axis=(0, 2)), (lambda: cp.sum(c3, axis=(0, 2))) if cp else None,
          h3.nbytes, True),
         ("sum axis 0 f32", lambda: rs.sum(r2, axis=0), (lambda: cp.sum(c2, axis=0)) if cp else None,
