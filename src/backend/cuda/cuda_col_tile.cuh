@@ -40,6 +40,29 @@ inline void rs_cuda_cut(long long n, long long units, long long cap, long long l
   *chunks = (n + *len - 1) / *len;
 }
 
+// A column tile's geometry: block b takes chunk b / tiles (rows [chunk * len, + len) of
+// every output) of column tile b % tiles; outs = outer x inner outputs, output k at
+// (k / inner) * n * inner + k % inner.
+struct RsColGeo {
+  long long n, inner, outs, chunks, len, tiles;
+};
+
+// L adjacent values of a row, loaded at once (16 bytes for L > 1).
+template <typename T, int L>
+struct RsColVec;
+template <typename T>
+struct RsColVec<T, 1> {
+  using type = T;
+};
+template <>
+struct RsColVec<float, 4> {
+  using type = float4;
+};
+template <>
+struct RsColVec<double, 2> {
+  using type = double2;
+};
+
 // A lane's rows of its chunk: warp w of `warps` takes rows w, w + warps, ... of the count
 // rows from v0 (one V, the lane's adjacent columns, a row; rows `step` V apart), `unroll`
 // loads issued before any is used, each then handed to take(v) in row order.

@@ -22,23 +22,6 @@ constexpr int kLanes = 32, kRowLanes = kBlock / kLanes;
 constexpr long long kMinChunk = kRowLanes * 16;  // rows a chunk at least (16 a warp)
 constexpr long long kMaxChunks = 64;
 
-template <typename T, int L>
-struct Wide {  // L adjacent values of a row, loaded at once
-  using type = T;
-};
-template <>
-struct Wide<float, 4> {
-  using type = float4;
-};
-template <>
-struct Wide<double, 2> {
-  using type = double2;
-};
-
-struct Geo {  // block: chunk blockIdx.x / tiles of column tile blockIdx.x % tiles
-  long long n, inner, outs, chunks, len, tiles;
-};
-
 struct Dest {
   void *dst;
   int out_f32;
@@ -52,8 +35,8 @@ __device__ __forceinline__ void put(const Dest &d, long long at, double s) {
 }
 
 template <typename T, int L>
-__global__ void __launch_bounds__(kBlock) col_sums(const T *x, double *part, Geo g, Dest d) {
-  using V = typename Wide<T, L>::type;
+__global__ void __launch_bounds__(kBlock) col_sums(const T *x, double *part, RsColGeo g, Dest d) {
+  using V = typename RsColVec<T, L>::type;
   __shared__ double sh[kRowLanes][kLanes * L];
   const int lane = threadIdx.x % kLanes, w = threadIdx.x / kLanes;
   const long long tile = blockIdx.x % g.tiles, c = blockIdx.x / g.tiles;
@@ -110,7 +93,7 @@ rs_status col_sum(rs_backend *b, const rs_reduce_plan *p, long long outer, long 
   void *mem = nullptr;
   if (chunks > 1) RS_TRY(rs_cuda_ops_scratch(b, (size_t)(outs * chunks) * sizeof(double), stream, &mem));
   double *part = static_cast<double *>(mem);
-  const Geo g{n, inner, outs, chunks, len, tiles};
+  const RsColGeo g{n, inner, outs, chunks, len, tiles};
   if (wide) col_sums<T, L><<<(unsigned)(tiles * chunks), kBlock, 0, s>>>(x, part, g, d);
   else col_sums<T, 1><<<(unsigned)(tiles * chunks), kBlock, 0, s>>>(x, part, g, d);
   if (chunks > 1) col_finish<<<rs_cuda_ops_grid(b, outs, 1, 8), kBlock, 0, s>>>(part, outs, chunks, d);
@@ -122,10 +105,14 @@ rs_status col_sum(rs_backend *b, const rs_reduce_plan *p, long long outer, long 
 
 }  // namespace
 
-// The plan as outer x n x inner: one reduced axis, the kept axes one or two (outer, inner)
-// around it, the input C-contiguous over them and the output too; inner a warp's width
-// at least (narrower columns stay with the generated scheme, which folds them).
-static int col_geometry(const rs_reduce_plan *p, long long *outer, long long *n, long long *inner) {
+// A float sum or mean whose plan reads as outer x n x inner: one reduced axis, the kept
+// axes one or two (outer, inner) around it, the input C-contiguous over them and the
+// output too; inner a warp's width at least (narrower columns stay with the generated
+// scheme, which folds them).
+static int col_case(const rs_reduce_plan *p, long long *outer, long long *n, long long *inner) {
+  const int fl = p->in_dtype == RS_FLOAT32 || p->in_dtype == RS_FLOAT64;
+  const int out_fl = p->out_dtype == RS_FLOAT32 || p->out_dtype == RS_FLOAT64;
+  if ((p->op != RS_REDUCE_SUM && p->op != RS_REDUCE_MEAN) || !fl || !out_fl) return 0;
   const int64_t isz = (int64_t)rs_dtype_size(p->in_dtype), osz = (int64_t)rs_dtype_size(p->out_dtype);
   if (p->nred != 1 || p->n_red <= 0 || p->nkeep < 1 || p->nkeep > 2) return 0;
   const int k = p->nkeep - 1;  // the inner kept axis
@@ -140,14 +127,12 @@ static int col_geometry(const rs_reduce_plan *p, long long *outer, long long *n,
 
 extern "C" int rs_cuda_col_sum_fits(const rs_reduce_plan *p) {
   long long outer, n, inner;
-  const int fl = p->in_dtype == RS_FLOAT32 || p->in_dtype == RS_FLOAT64;
-  const int out_fl = p->out_dtype == RS_FLOAT32 || p->out_dtype == RS_FLOAT64;
-  return (p->op == RS_REDUCE_SUM || p->op == RS_REDUCE_MEAN) && fl && out_fl && col_geometry(p, &outer, &n, &inner);
+  return col_case(p, &outer, &n, &inner);
 }
 
 extern "C" rs_status rs_cuda_col_sum(rs_backend *b, const rs_reduce_plan *p, void *stream) {
   long long outer = 0, n = 0, inner = 0;
-  if (!rs_cuda_col_sum_fits(p) || !col_geometry(p, &outer, &n, &inner))
+  if (!col_case(p, &outer, &n, &inner))
     return rs_fail(RS_ERR_UNSUPPORTED, "cuda column sum: not a middle-axis float sum");
   RS_TRY(rs_cuda_enter(b));
   if (p->in_dtype == RS_FLOAT32) return col_sum<float>(b, p, outer, n, inner, stream);

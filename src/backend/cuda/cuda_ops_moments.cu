@@ -172,21 +172,6 @@ __global__ void __launch_bounds__(kBlock) row_group_states(const T *x, long long
 }
 
 // ---- columns (inner > 1) ----
-struct Cols {  // block: chunk blockIdx.x / tiles of column tile blockIdx.x % tiles
-  long long n, inner, outs, chunks, len, tiles;
-};
-
-template <typename T, int L> struct Load;  // L adjacent values of a row, loaded at once
-template <typename T> struct Load<T, 1> {
-  using type = T;
-};
-template <> struct Load<float, 4> {
-  using type = float4;
-};
-template <> struct Load<double, 2> {
-  using type = double2;
-};
-
 // Lane sums a[0..L) take the L values of v (a row of the lane's columns).
 __device__ __forceinline__ void add_each(Sums *a, float4 v) { a[0].add(v.x), a[1].add(v.y), a[2].add(v.z), a[3].add(v.w); }
 __device__ __forceinline__ void add_each(Sums *a, double2 v) { a[0].add(v.x), a[1].add(v.y); }
@@ -197,8 +182,8 @@ template <typename T> __device__ __forceinline__ double part_of(T v, int) { retu
 
 // L adjacent columns per lane (inner % L == 0 and a 16-byte aligned base when L > 1).
 template <typename T, int L>
-__global__ void __launch_bounds__(kBlock) col_states(const T *x, W *part, Cols g, Out o) {
-  using V = typename Load<T, L>::type;
+__global__ void __launch_bounds__(kBlock) col_states(const T *x, W *part, RsColGeo g, Out o) {
+  using V = typename RsColVec<T, L>::type;
   __shared__ W sh[kRowLanes][kLanes * L];
   const int lane = threadIdx.x % kLanes, w = threadIdx.x / kLanes;
   const long long c = blockIdx.x / g.tiles, col0 = (blockIdx.x % g.tiles * kLanes + lane) * L;
@@ -298,7 +283,7 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   if (rows) {
     row_states<T><<<(unsigned)(outs * chunks), kBlock, 0, s>>>(x, n, chunks, len, part, o);
   } else {
-    const Cols g{n, p->inner, outs, chunks, len, tiles};
+    const RsColGeo g{n, p->inner, outs, chunks, len, tiles};
     if (wide) col_states<T, L><<<(unsigned)(tiles * chunks), kBlock, 0, s>>>(x, part, g, o);
     else col_states<T, 1><<<(unsigned)(tiles * chunks), kBlock, 0, s>>>(x, part, g, o);
   }
