@@ -137,37 +137,57 @@ static void test_scan_long(rs_context *ctx) {
   }
 }
 
-/* float32 along the middle axis of wide arrays, exactly: values k / 64 with |k| <= 1000,
+/* Floats along the middle axis of wide arrays, exactly: values k / 64 with |k| <= 1000,
  * so every partial sum of up to 2^14 of them is a float32 whatever the order. On the GPU
- * (132 multiprocessors), tiles of rows chained down strips of 32 column pairs (inner
- * even: 160 and 141 strips), and the chunked scheme (inner odd: 237 and 64 strips of one
- * column a lane, fewer than the two a multiprocessor of a block per strip), in place too. */
+ * (132 multiprocessors): tiles of rows looking up strips of 32 columns (float32 pairs, inner
+ * even: 160 and 141 strips; float64 and complex64, whose imaginary parts are -re / 2:
+ * 316, 282 and 237 strips, inner odd too), a block per strip (float32, inner odd: 237),
+ * and the chunked scheme (64 strips, fewer than the multiprocessors), in place too. */
+static void scan_columns_exact(rs_context *ctx, rs_dtype dt, const int64_t shape[3]) {
+  const int64_t outer = shape[0], n = shape[1], inner = shape[2], total = outer * n * inner;
+  const int parts = dt == RS_COMPLEX64 ? 2 : 1; /* real values a element */
+  const size_t item = dt == RS_FLOAT32 ? 4 : 8, real = dt == RS_FLOAT64 ? 8 : 4;
+  char *h = malloc((size_t)total * item), *want = malloc((size_t)total * item), *got = malloc((size_t)total * item);
+  CHECK(h && want && got);
+  for (int64_t i = 0; i < total * parts; i++) {
+    /* (+ 0.0: no -0.0 imaginary part, which a scan keeps as its column's first value) */
+    double x = (double)((i / parts * 7919) % 2001 - 1000) / 64.0 * (i % parts ? -0.5 : 1.0) + 0.0;
+    if (real == 4) ((float *)h)[i] = (float)x;
+    else ((double *)h)[i] = x;
+  }
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++)
+      for (int p = 0; p < parts; p++) {
+        double acc = 0;
+        for (int64_t i = 0; i < n; i++) {
+          const int64_t at = ((o * n + i) * inner + j) * parts + p;
+          acc += real == 4 ? (double)((float *)h)[at] : ((double *)h)[at];
+          if (real == 4) ((float *)want)[at] = (float)acc;
+          else ((double *)want)[at] = acc;
+        }
+      }
+  rs_array *hx = NULL, *dx = NULL, *y = NULL;
+  CHECK_OK(rs_host_array_wrap(&hx, ctx, h, 3, shape, dt, NULL));
+  CHECK_OK(rs_to_device(&dx, hx, 0, NULL));
+  CHECK_OK(rs_cumulative_sum(&y, dx, 1, 0, NULL));
+  CHECK_OK(rs_t_read_(y, got));
+  CHECK_MSG(memcmp(got, want, (size_t)total * item) == 0, "%s %lldx%lldx%lld: not exact", rs_dtype_name(dt),
+            (long long)outer, (long long)n, (long long)inner);
+  CHECK_OK(rs_cumulative_sum_into(dx, dx, 1, 0, NULL)); /* in place */
+  CHECK_OK(rs_t_read_(dx, got));
+  CHECK_MSG(memcmp(got, want, (size_t)total * item) == 0, "%s %lldx%lldx%lld in place: not exact",
+            rs_dtype_name(dt), (long long)outer, (long long)n, (long long)inner);
+  tl_release(3, hx, dx, y);
+  free(h);
+  free(want);
+  free(got);
+}
+
 static void test_scan_float_columns(rs_context *ctx) {
   const int64_t shapes[4][3] = {{4, 600, 2500}, {1, 300, 9000}, {3, 700, 2501}, {2, 700, 1001}};
-  for (int k = 0; k < 4; k++) {
-    const int64_t outer = shapes[k][0], n = shapes[k][1], inner = shapes[k][2], total = outer * n * inner;
-    float *h = malloc((size_t)total * sizeof *h), *want = malloc((size_t)total * sizeof *want),
-          *got = malloc((size_t)total * sizeof *got);
-    for (int64_t i = 0; i < total; i++) h[i] = (float)((i * 7919) % 2001 - 1000) / 64.0f;
-    for (int64_t o = 0; o < outer; o++)
-      for (int64_t j = 0; j < inner; j++) {
-        double acc = 0;
-        for (int64_t i = 0; i < n; i++) want[(o * n + i) * inner + j] = (float)(acc += h[(o * n + i) * inner + j]);
-      }
-    rs_array *hx = NULL, *dx = NULL, *y = NULL;
-    CHECK_OK(rs_host_array_wrap(&hx, ctx, h, 3, shapes[k], RS_FLOAT32, NULL));
-    CHECK_OK(rs_to_device(&dx, hx, 0, NULL));
-    CHECK_OK(rs_cumulative_sum(&y, dx, 1, 0, NULL));
-    CHECK_OK(rs_t_read_(y, got));
-    CHECK_MSG(memcmp(got, want, (size_t)total * sizeof *got) == 0, "float32 shape %d: not exact", k);
-    CHECK_OK(rs_cumulative_sum_into(dx, dx, 1, 0, NULL)); /* in place */
-    CHECK_OK(rs_t_read_(dx, got));
-    CHECK_MSG(memcmp(got, want, (size_t)total * sizeof *got) == 0, "float32 shape %d in place: not exact", k);
-    tl_release(3, hx, dx, y);
-    free(h);
-    free(want);
-    free(got);
-  }
+  const rs_dtype dts[3] = {RS_FLOAT32, RS_FLOAT64, RS_COMPLEX64};
+  for (int d = 0; d < 3; d++)
+    for (int k = 0; k < 4; k++) scan_columns_exact(ctx, dts[d], shapes[k]);
 }
 
 /* in place, and into a shifted view of the input (computed as if the input were read

@@ -7,10 +7,11 @@
 // inner > 1 (another axis): CUB has no strided scan, and gathering the axis last would
 // cost two transposes, so each column (o, j) is scanned where it lies, consecutive
 // threads on consecutive j (coalesced). Wide enough (enough strips of 32 columns to keep
-// the memory system busy): a block per strip walks down the axis, reading each element
-// once (scan_strips). Else the axis is cut into chunks so that enough threads run (chunk
-// totals, their scan per column, then each chunk rescanned from its offset: reading the
-// input twice, writing once).
+// the memory system busy), reading each element once: 8-byte values and float32 pairs
+// in tiles of rows that look up their strip for their carry (scan_tiles), other values
+// a block per strip walking down the axis (scan_strips). Else the axis is cut into chunks
+// so that enough threads run (chunk totals, their scan per column, then each chunk
+// rescanned from its offset: reading the input twice, writing once).
 // Integer sums and products wrap (unsigned arithmetic), as NumPy's.
 #include <cstdint>
 #include <cub/block/block_load.cuh>
@@ -142,24 +143,23 @@ constexpr long long kMinChunk = 32;
 // A block per row (scan_rows) from this many rows a multiprocessor on, rows this long.
 constexpr long long kRowsPerSm = 4, kMinRowScan = 1024;
 
-// scan_chain over strips of 32 columns of T: the scratch zeroed, the tiles launched.
-template <typename T, typename Op, int U>
-rs_status chain_launch(rs_backend *b, const T *src, T *dst, long long n, long long inner, long long strips,
+// scan_tiles over strips of 32 columns of T: the ticket and the published sums zeroed,
+// the tiles launched.
+template <typename T, typename Op>
+rs_status tiles_launch(rs_backend *b, const T *src, T *dst, long long n, long long inner, long long strips,
                        cudaStream_t s) {
-  const long long tile = (long long)kStripWarps * U;
-  const Chain g{n, inner, (inner + 31) / 32, strips, (n + tile - 1) / tile};
+  const long long tile = (long long)kStripWarps * kTileRows;
+  const Tiles g{n, inner, (inner + 31) / 32, strips, (n + tile - 1) / tile};
   if (g.tiles * g.strips > INT32_MAX)
     return rs_fail(RS_ERR_UNSUPPORTED, "scan: %lld tiles are too many", g.tiles * g.strips);
-  size_t flags_at = 0, carries_at = 0;
-  const size_t bytes = chain_scratch_bytes<T>(g, &flags_at, &carries_at);
+  const size_t cells_at = 256, bytes = cells_at + Cell<T>::bytes((size_t)(g.tiles * g.strips) * 32);
   void *mem = nullptr;
   RS_TRY(rs_cuda_ops_scratch(b, bytes, s, &mem));
   char *base = static_cast<char *>(mem);
-  cudaError_t err = cudaMemsetAsync(base, 0, carries_at, s);  // the ticket and the flags
+  cudaError_t err = cudaMemsetAsync(base, 0, bytes, s);
   if (err == cudaSuccess) {
-    scan_chain<T, Op, U><<<(unsigned)(g.tiles * g.strips), kBlock, 0, s>>>(
-        src, dst, g, reinterpret_cast<unsigned *>(base), reinterpret_cast<int *>(base + flags_at),
-        reinterpret_cast<T *>(base + carries_at));
+    scan_tiles<T, Op><<<(unsigned)(g.tiles * g.strips), kBlock, 0, s>>>(src, dst, g, reinterpret_cast<unsigned *>(base),
+                                                                       base + cells_at);
     err = cudaGetLastError();
   }
   rs_cuda_ops_scratch_free(mem, s);
@@ -177,16 +177,20 @@ rs_status scan_columns(rs_backend *b, const rs_scan_plan *p, void *stream) {
   const long long sms = b->multiprocessors > 0 ? b->multiprocessors : 1;
   const long long per_o = (p->inner + 31) / 32, strips = p->outer * per_o;
   const long long cap = 16 * sms * 2;  // 16 waves of resident blocks
-  // float32 two columns a lane: tiles of rows chained down the strips (H200, 10000^2: 83%
-  // of the copy bandwidth against 80-81% for a block per strip in the same call; the
-  // same results bit for bit)
+  // 8-byte columns, and float32 ones two a lane: tiles of rows (scan_tiles; H200, 10000^2:
+  // float32 89-91% of the copy bandwidth, float64 93%, against 81% and 85% for a block per
+  // strip in the same call)
+  const long long tile_rows = (long long)kStripWarps * kTileRows;
+  if constexpr (sizeof(T) == 8) {
+    if (p->n >= tile_rows && p->inner >= 32 && strips >= sms)
+      return tiles_launch<T, Op>(b, src, dst, p->n, p->inner, strips, s);
+  }
   if constexpr (std::is_same_v<T, float>) {
     const long long pairs = p->inner / 2, pair_strips = p->outer * ((pairs + 31) / 32);
-    if (p->n >= (long long)kStripWarps * strip_rows<Pair<float>>() && p->inner % 2 == 0 && pairs >= 32 &&
-        pair_strips >= sms && (uintptr_t)src % 8 == 0 && (uintptr_t)dst % 8 == 0)
-      return chain_launch<Pair<float>, PairOf<Op>, strip_rows<Pair<float>>()>(
-          b, reinterpret_cast<const Pair<float> *>(src), reinterpret_cast<Pair<float> *>(dst), p->n, pairs,
-          pair_strips, s);
+    if (p->n >= tile_rows && p->inner % 2 == 0 && pairs >= 32 && pair_strips >= sms && (uintptr_t)src % 8 == 0 &&
+        (uintptr_t)dst % 8 == 0)
+      return tiles_launch<Pair<float>, PairOf<Op>>(b, reinterpret_cast<const Pair<float> *>(src),
+                                                   reinterpret_cast<Pair<float> *>(dst), p->n, pairs, pair_strips, s);
   }
   if (p->n >= (long long)kStripWarps * strip_rows<T>() && p->inner >= 32 && strips >= 2 * sms) {
     const Strips g{p->n, p->inner, per_o, strips};

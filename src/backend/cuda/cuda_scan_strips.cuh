@@ -2,7 +2,7 @@
 // not the last one, element (o, i, j) at (o * n + i) * inner + j, where the array is wide
 // enough for strips of 32 columns (a lane each) to keep the memory system busy: a block
 // per strip walking down the whole axis (scan_strips), or a block per tile of rows of a
-// strip, chained down the axis (scan_chain).
+// strip, each tile's carry found by looking back up the strip (scan_tiles).
 #ifndef RS_BACKEND_CUDA_SCAN_STRIPS_CUH
 #define RS_BACKEND_CUDA_SCAN_STRIPS_CUH
 #include <cuda/atomic>
@@ -33,11 +33,9 @@ struct StripShape {
 };
 
 // float32 columns two at a time (a lane takes two adjacent columns, 8-byte accesses): a
-// warp then moves 256 bytes of a row per access, as for float64; half as many strips, 16
-// rows a warp and a block <= 128 registers (2 a multiprocessor). H200, 10000^2 float32: a
-// block per strip 80-84% of the copy bandwidth, against 76% one column a lane (float64,
-// 256 bytes an access already: 84-85%); scan_chain over the same strips 83%, where the
-// block per strip gave 80-81% in the same call (cuda_ops_scan.cu takes the chain).
+// warp then moves 256 bytes of a row per access, as for float64. H200, 10000^2 float32: a
+// block per strip 80-84% of the copy bandwidth, against 76% one column a lane; the tiles
+// of scan_tiles over the same strips 89-91% (cuda_ops_scan.cu takes those).
 template <typename T>
 struct alignas(2 * sizeof(T)) Pair {
   T x, y;
@@ -49,10 +47,6 @@ struct PairOf {
     const Op op{};
     return Pair<T>{op(a.x, b.x), op(a.y, b.y)};
   }
-};
-template <>
-struct StripShape<Pair<float>> {
-  static constexpr int rows = 16, min_blocks = 2;
 };
 
 template <typename T>
@@ -143,25 +137,70 @@ __global__ void __launch_bounds__(RS_CUDA_OPS_BLOCK, StripShape<T>::min_blocks) 
 }
 
 
-// The chained form: a block per tile of kStripWarps x U rows of a strip, so that a narrow
-// array's few strips still make thousands of blocks. A block loads and scans its tile as
-// a step of scan_strips does, then waits for the tile above (same strip) to publish the
-// carry through it, adds that carry and its warps' totals in the same order scan_strips
-// does (left to right down the axis: the same results, bit for bit, deterministic), and
-// publishes its own. Blocks take their tile from a ticket counter in launch order, tile
-// by tile across the strips, so the tile a block waits for was taken by a block that is
-// already running or done: no block waits for one that cannot start. Each lane publishes
-// its column's carry with a flag of its own (release, then acquire), so no ordering across
-// lanes is needed. The scratch: a ticket, tiles x strips x 32 flags (zeroed before the
-// launch), as many carries.
-struct Chain {
+// The tiled form: a block per tile of kStripWarps x kTileRows rows of a strip, so that the
+// rows of an array spread over thousands of blocks, however few its strips. A block loads
+// and scans its tile as a step of scan_strips does, publishes the tile's total (its
+// warps' totals in order), then finds the carry into the tile by looking back up the
+// strip: to the nearest tile that has published its inclusive sum (the carry into it and
+// its total), then forward again adding the totals of the tiles between in order. Every
+// carry is thus the left-to-right sum of the totals above, bit for bit the same however
+// far back a block had to look (an inclusive sum is that same sum, stopped earlier):
+// deterministic, where a look-back that adds totals from the nearest tile upwards (CUB's)
+// is not. Blocks take their tile from a ticket counter in launch order, tile by tile
+// across the strips, so every tile a block waits for was taken by a block already running;
+// none waits on a block that cannot start.
+//
+// H200, 10000^2 (% of the copy bandwidth in one call): float32 pairs 89-91%, float64
+// 93%, against 81% / 85% for a block per strip, and 83% / 91% for tiles that waited for
+// the tile above to hand its carry down (a chain 79 tiles deep, each link one L2 round
+// trip: its latency, not the bandwidth, set the time); 16 rows a warp and 4 blocks a
+// multiprocessor (64 registers): 8 rows 85%, 12 rows 88%, 2 or 3 blocks 81-87%.
+constexpr int kTileRows = 16, kTileBlocks = 4;
+
+struct Tiles {
   long long n, inner, per_o, strips, tiles;
 };
 
-template <typename T, typename Op, int U>
-__global__ void __launch_bounds__(RS_CUDA_OPS_BLOCK, StripShape<T>::min_blocks)
-    scan_chain(const T *src, T *dst, Chain g, unsigned *ticket, int *flags, T *carries) {
+// A published sum: cell `at` (tile x strip x lane) of the scratch, zero before the launch.
+// T's 32-bit words each travel in a 64-bit word whose high half is the status (1: the
+// tile's total, 2: the inclusive sum), stored and loaded relaxed - the status is part of
+// the value, so no fence and one load a word. A reader that finds the words of a cell
+// with different statuses (caught between the two stores) reads it again.
+template <typename T>
+struct Cell {
+  static constexpr int kWords = (int)(sizeof(T) / 4);
+  static_assert(sizeof(T) % 4 == 0 && kWords <= 2, "a published sum is one or two 32-bit words");
+  __host__ __device__ static size_t bytes(size_t cells) { return cells * kWords * 8; }
+  __device__ static void put(char *m, long long at, const T &v, unsigned status) {
+    unsigned w[kWords];
+    memcpy(w, &v, sizeof v);
+    for (int k = 0; k < kWords; k++)
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(reinterpret_cast<unsigned long long *>(m)[at * kWords + k])
+          .store(((unsigned long long)status << 32) | w[k], cuda::memory_order_relaxed);
+  }
+  // The status (0: not published yet, or caught between two stores) and the value.
+  __device__ static unsigned peek(char *m, long long at, T *v) {
+    unsigned w[kWords], status = 0;
+    for (int k = 0; k < kWords; k++) {
+      const unsigned long long x = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
+                                       reinterpret_cast<unsigned long long *>(m)[at * kWords + k])
+                                       .load(cuda::memory_order_relaxed);
+      if (k > 0 && (unsigned)(x >> 32) != status) return 0;
+      status = (unsigned)(x >> 32);
+      w[k] = (unsigned)x;
+    }
+    memcpy(v, w, sizeof *v);
+    return status;
+  }
+};
+constexpr unsigned kTotal = 1, kInclusive = 2;
+
+template <typename T, typename Op>
+__global__ void __launch_bounds__(RS_CUDA_OPS_BLOCK, kTileBlocks)
+    scan_tiles(const T *src, T *dst, Tiles g, unsigned *ticket, char *cells) {
+  constexpr int U = kTileRows;
   constexpr long long kTile = (long long)kStripWarps * U;
+  using C = Cell<T>;
   __shared__ T tot[kStripWarps][32];
   __shared__ T into[32];  // the carry into this tile
   __shared__ unsigned long long taken;
@@ -187,33 +226,40 @@ __global__ void __launch_bounds__(RS_CUDA_OPS_BLOCK, StripShape<T>::min_blocks)
   tot[w][lane] = last;
   __syncthreads();
   if (w == 0) {
+    T total = tot[0][lane];  // the tile's: its warps' totals in order (warps past the axis's end left out)
+    for (int k = 1; k < kStripWarps; k++)
+      if (t * kTile + (long long)k * U < g.n) total = op(total, tot[k][lane]);
+    auto at = [&](long long tile) { return (tile * g.strips + s) * 32 + lane; };
+    const bool below = t + 1 < g.tiles;  // (the last tile's sums are read by no one)
     T c{};
-    if (t > 0) {
-      const long long at = ((t - 1) * g.strips + s) * 32 + lane;
-      cuda::atomic_ref<int, cuda::thread_scope_device> flag(flags[at]);
-      while (flag.load(cuda::memory_order_acquire) == 0) __nanosleep(64);
-      c = carries[at];  // (ordered after the acquire: the value released with the flag)
+    if (t == 0) {
+      if (below) C::put(cells, at(0), total, kInclusive);
+    } else {
+      if (below) C::put(cells, at(t), total, kTotal);
+      long long k = t - 1;  // back to the nearest inclusive sum (tile 0 publishes one)
+      T x;
+      for (unsigned st; (st = C::peek(cells, at(k), &x)) != kInclusive;)
+        if (st == kTotal) k--;
+      c = x;
+      for (long long q = k + 1; q < t;) {  // forward, adding the totals in order
+        const unsigned st = C::peek(cells, at(q), &x);
+        if (st == kInclusive) c = x;  // (published since: the same bits as c op its total)
+        else if (st == kTotal) c = op(c, x);
+        else continue;
+        q++;
+      }
+      if (below) C::put(cells, at(t), op(c, total), kInclusive);
     }
     into[lane] = c;
-    if (t + 1 < g.tiles) {  // the carry through this tile: c, then each warp's rows in order
-      T through = c;
-      bool has = t > 0;
-      for (int k = 0; k < kStripWarps; k++)
-        if (t * kTile + (long long)k * U < g.n) {
-          through = has ? op(through, tot[k][lane]) : tot[k][lane];
-          has = true;
-        }
-      const long long at = (t * g.strips + s) * 32 + lane;
-      carries[at] = through;
-      cuda::atomic_ref<int, cuda::thread_scope_device>(flags[at]).store(1, cuda::memory_order_release);
-    }
   }
+  // this warp's prefix within the tile: the warps above (full rows) in order
+  T above{};
+  for (int k = 0; k < w; k++) above = k ? op(above, tot[k][lane]) : tot[k][lane];
   __syncthreads();
-  // this warp's prefix: the carry, then the warps above (full rows) in order
   T pre = into[lane];
   bool has = t > 0;
-  for (int k = 0; k < w; k++) {
-    pre = has ? op(pre, tot[k][lane]) : tot[k][lane];
+  if (w > 0) {
+    pre = has ? op(pre, above) : above;
     has = true;
   }
   if (has) {
@@ -226,15 +272,6 @@ __global__ void __launch_bounds__(RS_CUDA_OPS_BLOCK, StripShape<T>::min_blocks)
     for (int u = 0; u < U; u++, to += g.inner)
       if (u < have) *to = v[u];
   }
-}
-
-// The scratch of scan_chain for g: a ticket (in the first 256 bytes), the flags, the carries.
-template <typename T>
-size_t chain_scratch_bytes(const Chain &g, size_t *flags_at, size_t *carries_at) {
-  const size_t cells = (size_t)(g.tiles * g.strips) * 32;
-  *flags_at = 256;
-  *carries_at = (256 + cells * sizeof(int) + 255) / 256 * 256;
-  return *carries_at + cells * sizeof(T);
 }
 
 }  // namespace rs_scan
