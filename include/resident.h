@@ -194,10 +194,11 @@
  *   RESIDENT_MAX_PENDING_DEALLOCS_RATIO fraction           ... or above this share of the
  *                                                           device memory (0.2)
  *   RESIDENT_PAGEABLE_STAGING auto | on | off              copies from pageable host memory
- *                                                           through pinned staging buffers
+ *                                                           of 8 MiB and more through a ring
+ *                                                           of four 8 MiB pinned slots
  *                                                           (default auto: on for CUDA)
- *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads of those copies, each
- *                                                           with two 2 MiB pinned buffers
+ *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads that fill and empty
+ *                                                           those slots together
  *                                                           (default 0 = min(cores, 8))
  *   RESIDENT_COMM_TIMEOUT     count 1 to 86400             seconds a collective or a new
  *                                                           communicator waits for the other

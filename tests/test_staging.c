@@ -69,16 +69,18 @@ static void nothing_left(rs_context *c) {
 static void test_sizes(rs_context *ctx) {
   rs_context *c = staged_context(ctx);
   CHECK(c != NULL);
-  /* At the threshold, exactly 4 chunks, a ragged tail, and more chunks than buffers. */
-  const int64_t sizes[] = {4 << 20, 32 << 20, (8 << 20) + 12345, (40 << 20) + 7};
+  /* Below the threshold, more pieces than slots, a ragged tail, and pieces of a whole slot
+   * with a ragged one (40 MiB: 5 MiB pieces; 64 MiB + 4099: 8 MiB pieces, 9 of them through 4 slots). */
+  const int64_t sizes[] = {4 << 20, 32 << 20, (8 << 20) + 12345, (40 << 20) + 7, (int64_t)(64 << 20) + 4099};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) round_trip(c, sizes[i], 100 + i);
   nothing_left(c);
   rs_context_destroy(c);
 }
 
 /* Every lane count from 1 to 5 with sizes around the threshold (8 MiB) and below it, fewer pieces
- * than lanes, exact multiples of a piece and ragged tails: each lane runs its own
- * pipeline over its own buffers, and all of them together must make the same bytes. */
+ * than ring slots, exact multiples of a piece and ragged tails: the lanes share every
+ * piece (the last lane the rest of a piece), one of them opens each slot and the last one
+ * out sends it, and all of them together must make the same bytes. */
 static void test_lanes(rs_context *ctx) {
   const int64_t sizes[] = {256 << 10, (3 << 20) + 4097, (8 << 20) - 1, 8 << 20, (8 << 20) + 1, 16 << 20};
   for (int lanes = 1; lanes <= 5; lanes++) {

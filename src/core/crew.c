@@ -7,15 +7,6 @@
  * a loop, short enough not to steal a core from anyone for long. */
 #define RS_CREW_SPINS 4096
 
-static inline void rs_crew_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#else
-  atomic_signal_fence(memory_order_seq_cst);
-#endif
-}
 
 typedef struct {
   rs_crew *crew;

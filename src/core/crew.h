@@ -1,9 +1,10 @@
 /* Internal: a crew of persistent threads that run one job at a time, each thread on its
  * own lane (lane 0 is the caller). Unlike the thread pool, whose helpers claim small
- * pieces of shared work, a lane keeps its own state across the job (the pageable
- * staging gives each lane its own pinned buffers and its own run of pieces), and a job
- * costs one wake-up per thread instead of one per piece. Threads spin for a short while
- * after a job before they sleep, so back-to-back jobs (copies in a loop) start at once. */
+ * pieces of shared work, every lane runs the whole job and knows its place in it (the
+ * pageable staging gives each lane its share of every piece, and one lane each piece's
+ * wait), and a job costs one wake-up per thread instead of one per piece. Threads spin
+ * for a short while after a job before they sleep, so back-to-back jobs (copies in a
+ * loop) start at once. */
 #ifndef RS_CORE_CREW_H
 #define RS_CORE_CREW_H
 
@@ -28,6 +29,17 @@ typedef struct rs_crew {
   rs_crew_fn fn;
   void *arg;
 } rs_crew;
+
+/* A spinning thread's hint to the core (shared with the staging's waits). */
+static inline void rs_crew_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#else
+  atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
 
 /* Start lanes - 1 threads (1 <= lanes <= RS_CREW_MAX_LANES). `who` names the owner in
  * messages. On failure nothing is left running. */

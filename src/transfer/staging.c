@@ -1,5 +1,7 @@
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "core/host_copy.h"
@@ -7,12 +9,12 @@
 #include "core/thread_pool.h"
 #include "transfer/staging.h"
 
-/* Pieces: about 4 per lane so every lane's pipeline fills and drains quickly, never below
- * 64 KiB (a DMA's fixed cost, a few microseconds, stays small beside its bytes) nor above
- * the 2 MiB of a lane's buffers. */
-#define RS_STAGING_PIECE_MIN ((size_t)64 << 10)
-#define RS_STAGING_PIECE_MAX ((size_t)2 << 20)
-#define RS_STAGING_PIECES_PER_LANE 4
+/* Pieces: about 8 per copy so that the ring's pipeline fills and drains quickly, never
+ * below 256 KiB (a DMA's fixed cost, a few microseconds, stays small beside its bytes; a
+ * lane's share of a piece stays a few pages) nor above a slot. */
+#define RS_STAGING_SLOT_BYTES ((size_t)8 << 20)
+#define RS_STAGING_PIECE_MIN ((size_t)256 << 10)
+#define RS_STAGING_PIECES 8
 /* Below this the driver's own pageable path is as fast or faster: on the H200 (bench/pageable,
  * 2026-12-01) staging gave 5-11 GB/s at 1-4 MiB where the driver gave 8-11, the same at
  * 8 MiB, and more from 16 MiB up. */
@@ -22,6 +24,9 @@
  * (bench/pageable's memcpy line). Tying it to the threshold above (a DMA question)
  * made 100 MB streamed in 16 chunks of 6 MB copy on one thread, 4x slower. */
 #define RS_STAGING_HOST_COPY_MIN_BYTES ((size_t)1 << 20)
+/* Spins on a shared counter before a lane yields its core (more lanes than cores: the
+ * tests run 5 lanes on 2 cores). */
+#define RS_STAGING_SPINS 2000
 
 void rs_staging_init(rs_context *ctx) {
   rs_staging *s = ctx->staging;
@@ -37,22 +42,20 @@ void rs_staging_init(rs_context *ctx) {
   s->lanes = lanes < 1 ? 1 : lanes > RS_STAGING_MAX_LANES ? RS_STAGING_MAX_LANES : lanes;
 }
 
-static void rs_staging_free_lanes(rs_context *ctx, int lanes) {
+static void rs_staging_free_slots(rs_context *ctx) {
   rs_staging *s = ctx->staging;
-  for (int i = 0; i < lanes; i++)
-    for (int b = 0; b < 2; b++) {
-      rs_staging_lane *l = &s->lane[i];
-      if (l->events[b]) ctx->vt->event_destroy(ctx->be, l->events[b]);
-      if (l->bufs[b]) ctx->vt->host_free(ctx->be, l->bufs[b]);
-      l->events[b] = l->bufs[b] = NULL;
-      l->used[b] = 0;
-    }
+  for (int i = 0; i < RS_STAGING_SLOTS; i++) {
+    if (s->event[i]) ctx->vt->event_destroy(ctx->be, s->event[i]);
+    if (s->slot[i]) ctx->vt->host_free(ctx->be, s->slot[i]);
+    s->event[i] = s->slot[i] = NULL;
+    s->used[i] = 0;
+  }
 }
 
 void rs_staging_destroy(rs_context *ctx) {
   rs_staging *s = ctx->staging;
   if (s->crew_ready) rs_crew_stop(&s->crew);
-  if (s->ready) rs_staging_free_lanes(ctx, s->lanes);
+  if (s->ready) rs_staging_free_slots(ctx);
   pthread_mutex_destroy(&s->lock);
 }
 
@@ -73,27 +76,33 @@ static rs_status rs_staging_prepare(rs_context *ctx) {
   rs_staging *s = ctx->staging;
   if (s->ready) return RS_OK;
   rs_status st = rs_staging_threads(s);
-  for (int i = 0; st == RS_OK && i < s->lanes; i++)
-    for (int b = 0; st == RS_OK && b < 2; b++) {
-      st = ctx->vt->host_alloc(ctx->be, RS_STAGING_PIECE_MAX, 0, &s->lane[i].bufs[b]);
-      if (st == RS_OK) st = ctx->vt->event_create(ctx->be, RS_EVENT_DISABLE_TIMING, &s->lane[i].events[b]);
-    }
+  for (int i = 0; st == RS_OK && i < RS_STAGING_SLOTS; i++) {
+    st = ctx->vt->host_alloc(ctx->be, RS_STAGING_SLOT_BYTES, 0, &s->slot[i]);
+    if (st == RS_OK) st = ctx->vt->event_create(ctx->be, RS_EVENT_DISABLE_TIMING, &s->event[i]);
+  }
   if (st != RS_OK) {
-    rs_staging_free_lanes(ctx, s->lanes);
+    rs_staging_free_slots(ctx);
     return rs_fail_prefix(st, "pageable staging buffers: ");
   }
   s->ready = 1;
   return RS_OK;
 }
 
-/* One staged copy, shared by the lanes. Piece j goes to lane j % lanes. */
+/* One staged copy, shared by the lanes. Piece p goes through slot p % RS_STAGING_SLOTS;
+ * lane l copies its share of every piece. Per slot, `sent` is the last piece whose DMA
+ * was queued through it, `open` the piece it is ready for (H2D: empty, to be filled; D2H:
+ * arrived, to be emptied), `arrived` the lanes done with its current piece. The lane that
+ * opens piece p (p % lanes) is the only one that waits on the slot's event. */
 typedef struct rs_staged_job {
   rs_context *ctx;
   rs_copy_dir dir;
   char *dst;
   const char *src;
   size_t bytes, piece, pieces;
+  int lanes;
   void *stream;
+  _Atomic long long sent[RS_STAGING_SLOTS], open[RS_STAGING_SLOTS];
+  _Atomic int arrived[RS_STAGING_SLOTS];
   _Atomic int failed;
   rs_status status;  /* the first failure, under `lock` */
   char message[256]; /* its message: lanes run on other threads, whose rs_last_error is their own */
@@ -114,62 +123,94 @@ static size_t rs_piece_len(const rs_staged_job *j, size_t p) {
   return j->bytes - off < j->piece ? j->bytes - off : j->piece;
 }
 
-/* Wait until a buffer's last DMA is done. */
-static rs_status rs_lane_free(rs_context *ctx, rs_staging_lane *l, int b) {
-  if (!l->used[b]) return RS_OK;
-  l->used[b] = 0;
-  return ctx->vt->event_synchronize(ctx->be, l->events[b]);
-}
-
-static rs_status rs_lane_dma(const rs_staged_job *j, rs_staging_lane *l, int b, size_t p) {
-  const rs_backend_vtable *vt = j->ctx->vt;
-  size_t off = p * j->piece, len = rs_piece_len(j, p);
-  if (j->dir == RS_DIR_H2D)
-    RS_TRY(vt->copy_async(j->ctx->be, j->dst + off, l->bufs[b], len, RS_DIR_H2D, j->stream));
-  else
-    RS_TRY(vt->copy_async(j->ctx->be, l->bufs[b], j->src + off, len, RS_DIR_D2H, j->stream));
-  RS_TRY(vt->event_record(j->ctx->be, l->events[b], j->stream));
-  l->used[b] = 1;
-  return RS_OK;
-}
-
-/* H2D: fill a buffer (once its previous DMA is done), send it, go on with the other. */
-static rs_status rs_lane_h2d(rs_staged_job *j, rs_staging_lane *l, int lane, int lanes) {
-  int b = 0;
-  for (size_t p = (size_t)lane; p < j->pieces && !atomic_load(&j->failed); p += (size_t)lanes, b ^= 1) {
-    RS_TRY(rs_lane_free(j->ctx, l, b));
-    /* Plain stores: the lane's two buffers are reused piece after piece and stay in the
-     * caches, where the DMA reads them; streaming stores sent each piece to memory first
-     * (1 GiB H2D 31 GB/s against 36 on the H200, bench/pageable 2026-12-01). */
-    memcpy(l->bufs[b], j->src + p * j->piece, rs_piece_len(j, p));
-    RS_TRY(rs_lane_dma(j, l, b, p));
+/* Wait until *counter reaches `want` (or the job failed: 0). */
+static int rs_await(rs_staged_job *j, _Atomic long long *counter, long long want) {
+  for (int spins = 0; atomic_load(counter) < want; spins++) {
+    if (atomic_load(&j->failed)) return 0;
+    if (spins < RS_STAGING_SPINS) rs_crew_pause();
+    else sched_yield();
   }
+  return 1;
+}
+
+/* Queue piece p's DMA through its slot and record the slot's event. */
+static rs_status rs_piece_send(rs_staged_job *j, size_t p) {
+  const rs_backend_vtable *vt = j->ctx->vt;
+  rs_staging *s = j->ctx->staging;
+  const int k = (int)(p % RS_STAGING_SLOTS);
+  const size_t off = p * j->piece, len = rs_piece_len(j, p);
+  if (j->dir == RS_DIR_H2D) RS_TRY(vt->copy_async(j->ctx->be, j->dst + off, s->slot[k], len, RS_DIR_H2D, j->stream));
+  else RS_TRY(vt->copy_async(j->ctx->be, s->slot[k], j->src + off, len, RS_DIR_D2H, j->stream));
+  RS_TRY(vt->event_record(j->ctx->be, s->event[k], j->stream));
+  s->used[k] = 1;
+  atomic_store(&j->sent[k], (long long)p);
   return RS_OK;
 }
 
-/* D2H: the next piece arrives in one buffer while the host empties the other. */
-static rs_status rs_lane_d2h(rs_staged_job *j, rs_staging_lane *l, int lane, int lanes) {
-  size_t p = (size_t)lane;
-  if (p >= j->pieces) return RS_OK;
-  RS_TRY(rs_lane_free(j->ctx, l, 0));
-  RS_TRY(rs_lane_free(j->ctx, l, 1));
-  RS_TRY(rs_lane_dma(j, l, 0, p));
-  for (int b = 0; p < j->pieces && !atomic_load(&j->failed); p += (size_t)lanes, b ^= 1) {
-    if (p + (size_t)lanes < j->pieces) RS_TRY(rs_lane_dma(j, l, b ^ 1, p + (size_t)lanes));
-    RS_TRY(rs_lane_free(j->ctx, l, b));
-    /* Streaming stores into the caller's array: no read of each destination line before
-     * it is written (1 GiB D2H 27 -> 49 GB/s on the H200, bench/pageable 2026-12-01). */
-    rs_host_copy_streaming(j->dst + p * j->piece, l->bufs[b], rs_piece_len(j, p));
+/* The opener of piece p: once the DMA queued before it through the slot is done (H2D: the
+ * previous piece's, so the slot may be refilled; D2H: piece p's own), the slot is open. */
+static rs_status rs_piece_open(rs_staged_job *j, size_t p) {
+  rs_staging *s = j->ctx->staging;
+  const int k = (int)(p % RS_STAGING_SLOTS);
+  const long long waited = j->dir == RS_DIR_H2D ? (long long)p - RS_STAGING_SLOTS : (long long)p;
+  if (waited >= 0) {
+    if (!rs_await(j, &j->sent[k], waited)) return RS_OK;
+    RS_TRY(j->ctx->vt->event_synchronize(j->ctx->be, s->event[k]));
+  }
+  atomic_store(&j->open[k], (long long)p);
+  return RS_OK;
+}
+
+static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
+  rs_staging *s = j->ctx->staging;
+  for (size_t p = 0; p < j->pieces && !atomic_load(&j->failed); p++) {
+    const int k = (int)(p % RS_STAGING_SLOTS);
+    if ((size_t)lane == p % (size_t)j->lanes) RS_TRY(rs_piece_open(j, p));
+    if (!rs_await(j, &j->open[k], (long long)p)) return RS_OK;
+    /* this lane's share: whole cache lines, the last lane takes the rest */
+    const size_t len = rs_piece_len(j, p), share = len / (size_t)j->lanes / 64 * 64;
+    const size_t at = (size_t)lane * share, n = lane == j->lanes - 1 ? len - at : share;
+    char *slot = s->slot[k];
+    if (n && j->dir == RS_DIR_H2D)
+      /* Plain stores: the slots are reused piece after piece and stay in the caches, where
+       * the DMA reads them; streaming stores sent each piece to memory first (1 GiB H2D
+       * 31 GB/s against 36 on the H200, bench/pageable 2026-12-01). */
+      memcpy(slot + at, j->src + p * j->piece + at, n);
+    else if (n)
+      /* Streaming stores into the caller's array: no read of each destination line before
+       * it is written (1 GiB D2H 27 -> 49 GB/s on the H200, bench/pageable 2026-12-01). */
+      rs_host_copy_streaming(j->dst + p * j->piece + at, slot + at, n);
+    if (atomic_fetch_add(&j->arrived[k], 1) + 1 < j->lanes) continue;
+    /* the last lane of the piece: the slot's next DMA */
+    atomic_store(&j->arrived[k], 0);
+    if (j->dir == RS_DIR_H2D) RS_TRY(rs_piece_send(j, p));
+    else if (p + RS_STAGING_SLOTS < j->pieces) RS_TRY(rs_piece_send(j, p + RS_STAGING_SLOTS));
   }
   return RS_OK;
 }
 
 static void rs_lane_run(int lane, void *arg) {
   rs_staged_job *j = arg;
-  rs_staging *s = j->ctx->staging;
-  rs_staging_lane *l = &s->lane[lane];
-  rs_status st = j->dir == RS_DIR_H2D ? rs_lane_h2d(j, l, lane, s->lanes) : rs_lane_d2h(j, l, lane, s->lanes);
+  rs_status st = rs_lane_pieces(j, lane);
   if (st != RS_OK) rs_job_fail(j, st, lane);
+}
+
+/* Lock held. Before a job: no DMA of an earlier one (another stream, either direction)
+ * still uses a slot; then a D2H queues its first pieces. */
+static rs_status rs_job_start(rs_staged_job *j) {
+  rs_staging *s = j->ctx->staging;
+  for (int k = 0; k < RS_STAGING_SLOTS; k++) {
+    atomic_init(&j->sent[k], -1);
+    atomic_init(&j->open[k], -1);
+    atomic_init(&j->arrived[k], 0);
+    if (s->used[k]) {
+      s->used[k] = 0;
+      RS_TRY(j->ctx->vt->event_synchronize(j->ctx->be, s->event[k]));
+    }
+  }
+  if (j->dir == RS_DIR_D2H)
+    for (size_t p = 0; p < j->pieces && p < RS_STAGING_SLOTS; p++) RS_TRY(rs_piece_send(j, p));
+  return RS_OK;
 }
 
 rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
@@ -178,16 +219,24 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
   pthread_mutex_lock(&s->lock);
   rs_status st = rs_staging_prepare(ctx);
   if (st == RS_OK) {
-    size_t piece = bytes / ((size_t)s->lanes * RS_STAGING_PIECES_PER_LANE);
+    size_t piece = bytes / RS_STAGING_PIECES;
     piece = (piece + RS_STAGING_PIECE_MIN - 1) / RS_STAGING_PIECE_MIN * RS_STAGING_PIECE_MIN;
     if (piece < RS_STAGING_PIECE_MIN) piece = RS_STAGING_PIECE_MIN;
-    if (piece > RS_STAGING_PIECE_MAX) piece = RS_STAGING_PIECE_MAX;
-    rs_staged_job j = {.ctx = ctx, .dir = dir, .dst = dst, .src = src, .bytes = bytes, .piece = piece,
-                       .pieces = (bytes + piece - 1) / piece, .stream = stream};
-    pthread_mutex_init(&j.lock, NULL);
-    rs_crew_run(&s->crew, rs_lane_run, &j);
-    pthread_mutex_destroy(&j.lock);
-    if (atomic_load(&j.failed)) st = rs_fail(j.status, "pageable staging: %s", j.message);
+    if (piece > RS_STAGING_SLOT_BYTES) piece = RS_STAGING_SLOT_BYTES;
+    rs_staged_job *j = calloc(1, sizeof *j);
+    if (!j) st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "pageable staging: a job's state");
+    if (j) {
+      j->ctx = ctx, j->dir = dir, j->dst = dst, j->src = src, j->bytes = bytes, j->piece = piece;
+      j->pieces = (bytes + piece - 1) / piece, j->lanes = s->lanes, j->stream = stream;
+      pthread_mutex_init(&j->lock, NULL);
+      st = rs_job_start(j);
+      if (st == RS_OK) {
+        rs_crew_run(&s->crew, rs_lane_run, j);
+        if (atomic_load(&j->failed)) st = rs_fail(j->status, "pageable staging: %s", j->message);
+      }
+      pthread_mutex_destroy(&j->lock);
+      free(j);
+    }
   }
   pthread_mutex_unlock(&s->lock);
   return st;

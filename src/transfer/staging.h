@@ -2,14 +2,14 @@
  *
  * The device cannot read pageable memory directly: the driver copies it through its own
  * small pinned buffers on one thread (about 8 GB/s H2D on the H200). Here a copy is cut
- * into pieces spread over a crew of host threads (lanes). Each lane owns two pinned
- * buffers, reused across calls, and runs its own pipeline: it copies a piece into one
- * buffer with memcpy while the DMA engine moves the piece before it out of the other
- * (H2D), or memcpys one piece out while the next one arrives (D2H). The memcpy rate of
- * one thread (10-20 GB/s) is what limits the driver's path; several lanes at once go past
- * the link, and pieces small enough that every lane has several keep the fill and drain
- * of the pipeline short at every size. Used by the copy path for contiguous blocks that
- * have a pageable side. */
+ * into pieces that go through a ring of pinned slots, reused across calls. A crew of host
+ * threads (lanes) fills each slot together, each lane its share of the piece, and the
+ * last lane to finish sends the whole piece with one DMA (H2D) while the lanes go on to
+ * the next slot; or the DMAs run ahead into the slots and the lanes empty each one
+ * together as it arrives (D2H). The memcpy rate of one thread (6-20 GB/s) is what limits
+ * the driver's path; several lanes at once go past the link, and one DMA, one event and
+ * one wait per piece (not per lane's piece) keep the driver's own serialized calls few.
+ * Used by the copy path for contiguous blocks that have a pageable side. */
 #ifndef RS_TRANSFER_STAGING_H
 #define RS_TRANSFER_STAGING_H
 
@@ -23,20 +23,19 @@
 #define RS_STAGING_MAX_LANES RS_STAGING_MAX_THREADS
 #define RS_STAGING_DEFAULT_LANES 8
 
-typedef struct rs_staging_lane {
-  void *bufs[2];   /* pinned, RS_STAGING_PIECE_MAX bytes each */
-  void *events[2]; /* recorded after the last DMA that used the buffer */
-  int used[2];     /* the event was recorded and not waited for since */
-} rs_staging_lane;
+/* The ring: slots of RS_STAGING_SLOT_BYTES each. */
+#define RS_STAGING_SLOTS 4
 
 typedef struct rs_staging {
   pthread_mutex_t lock; /* one staged copy (or host copy) at a time per context */
   int enabled;
   int lanes; /* threads, the caller included */
-  int ready; /* buffers and events exist */
+  int ready; /* slots and events exist */
   int crew_ready;
   rs_crew crew;
-  rs_staging_lane lane[RS_STAGING_MAX_LANES];
+  void *slot[RS_STAGING_SLOTS];   /* pinned */
+  void *event[RS_STAGING_SLOTS];  /* recorded after the last DMA that used the slot */
+  int used[RS_STAGING_SLOTS];     /* the event was recorded and not waited for since */
 } rs_staging;
 
 struct rs_context;
