@@ -67,11 +67,12 @@ RS_API rs_status rs_std_into(rs_array *dst, const rs_array *a, int naxes, const 
  * column is accumulated in order in the result's precision, as NumPy does (equal bit for
  * bit); on the GPU the last axis goes through CUB's DeviceScan (one row: one scan; a
  * batch of rows: one scan by key over the whole array; many long rows: a block per row)
- * and another axis is scanned in one read where the array is wide enough - by a block
- * per strip of 32 columns walking down it, or for float32 (inner length even) by tiles
- * of 128 rows of 64 columns, each taking the carry from the tile above - else by a
- * chunked column scan (chunk totals, their scan, each chunk rescanned from its
- * offset). GPU float sums
+ * and another axis is scanned in one read where the array is wide enough - for 8-byte
+ * values and float32 (inner length even: two columns a lane) by tiles of 128 rows of a
+ * strip of 32 lanes, each finding its carry by looking back up the strip and adding the
+ * totals above left to right; for the others by a block per strip of 32 columns walking
+ * down it - else by a chunked column scan (chunk totals, their scan, each chunk
+ * rescanned from its offset). GPU float sums
  * associate differently: within a few units in the last place times log2(n); those of
  * CUB's DeviceScan (one row, scan by key) may vary from run to run in the last bits (its
  * look-back), the block-per-row and column scans are deterministic. */

@@ -7,7 +7,6 @@
  * a loop, short enough not to steal a core from anyone for long. */
 #define RS_CREW_SPINS 4096
 
-
 typedef struct {
   rs_crew *crew;
   int lane;

@@ -1,7 +1,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "core/host_copy.h"
@@ -223,20 +222,15 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
     piece = (piece + RS_STAGING_PIECE_MIN - 1) / RS_STAGING_PIECE_MIN * RS_STAGING_PIECE_MIN;
     if (piece < RS_STAGING_PIECE_MIN) piece = RS_STAGING_PIECE_MIN;
     if (piece > RS_STAGING_SLOT_BYTES) piece = RS_STAGING_SLOT_BYTES;
-    rs_staged_job *j = calloc(1, sizeof *j);
-    if (!j) st = rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "pageable staging: a job's state");
-    if (j) {
-      j->ctx = ctx, j->dir = dir, j->dst = dst, j->src = src, j->bytes = bytes, j->piece = piece;
-      j->pieces = (bytes + piece - 1) / piece, j->lanes = s->lanes, j->stream = stream;
-      pthread_mutex_init(&j->lock, NULL);
-      st = rs_job_start(j);
-      if (st == RS_OK) {
-        rs_crew_run(&s->crew, rs_lane_run, j);
-        if (atomic_load(&j->failed)) st = rs_fail(j->status, "pageable staging: %s", j->message);
-      }
-      pthread_mutex_destroy(&j->lock);
-      free(j);
+    rs_staged_job j = {.ctx = ctx, .dir = dir, .dst = dst, .src = src, .bytes = bytes, .piece = piece,
+                       .pieces = (bytes + piece - 1) / piece, .lanes = s->lanes, .stream = stream};
+    pthread_mutex_init(&j.lock, NULL);
+    st = rs_job_start(&j);
+    if (st == RS_OK) {
+      rs_crew_run(&s->crew, rs_lane_run, &j);
+      if (atomic_load(&j.failed)) st = rs_fail(j.status, "pageable staging: %s", j.message);
     }
+    pthread_mutex_destroy(&j.lock);
   }
   pthread_mutex_unlock(&s->lock);
   return st;

@@ -7,6 +7,11 @@
 #define RS_BACKEND_CUDA_COL_TILE_CUH
 #include "backend/cuda/cuda_ops.h"
 
+// The tile: 32 lanes (column groups) x RS_CUDA_OPS_BLOCK / 32 warps (rows), and a chunk
+// of at least 16 rows a warp.
+constexpr int kRsColLanes = 32, kRsColWarps = RS_CUDA_OPS_BLOCK / kRsColLanes;
+constexpr long long kRsColMinChunk = (long long)kRsColWarps * 16;
+
 // Blocks of `kernel` (RS_CUDA_OPS_BLOCK threads, static shared memory) resident on the
 // whole device at once.
 template <typename K>

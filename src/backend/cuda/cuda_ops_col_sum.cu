@@ -18,8 +18,7 @@ namespace {
 
 constexpr int kBlock = RS_CUDA_OPS_BLOCK;
 constexpr int kUnroll = 4;
-constexpr int kLanes = 32, kRowLanes = kBlock / kLanes;
-constexpr long long kMinChunk = kRowLanes * 16;  // rows a chunk at least (16 a warp)
+constexpr int kLanes = kRsColLanes, kRowLanes = kRsColWarps;
 constexpr long long kMaxChunks = 64;
 
 struct Dest {
@@ -87,7 +86,7 @@ rs_status col_sum(rs_backend *b, const rs_reduce_plan *p, long long outer, long 
   long long chunks = 1, len = n;
   const long long cap = wide ? rs_cuda_capacity(b, col_sums<T, L>) : rs_cuda_capacity(b, col_sums<T, 1>);
   // at most kMaxChunks: the second kernel adds an output's chunks in one thread
-  const long long least = n / kMaxChunks > kMinChunk ? n / kMaxChunks : kMinChunk;
+  const long long least = n / kMaxChunks > kRsColMinChunk ? n / kMaxChunks : kRsColMinChunk;
   rs_cuda_cut(n, tiles, cap, least, sizeof(T), 2 * sizeof(double), &chunks, &len);
   if (tiles * chunks > INT32_MAX) return rs_fail(RS_ERR_UNSUPPORTED, "sum: %lld column tiles are too many", tiles);
   void *mem = nullptr;

@@ -35,7 +35,7 @@ namespace {
 
 constexpr int kBlock = RS_CUDA_OPS_BLOCK;
 constexpr int kUnroll = 4;  // 16-byte loads in flight per thread (rows and columns)
-constexpr int kLanes = 32, kRowLanes = kBlock / kLanes;  // the column tile: groups x rows
+constexpr int kLanes = kRsColLanes, kRowLanes = kRsColWarps;  // the column tile: groups x rows
 
 struct W {  // a Welford state: element count, mean, sum of squared deviations from it
   double n, mean, m2;
@@ -235,7 +235,6 @@ __global__ void __launch_bounds__(kBlock) finish_blocks(const W *part, long long
 }
 
 constexpr long long kBlockFinish = 64;  // more chunks per output than this: finish_blocks
-constexpr long long kMinColChunk = kRowLanes * 16;  // rows per column chunk at least (16 a warp)
 constexpr long long kMinRowChunk = 4 * kBlock * kUnroll * 4;  // row elements per block at least
 
 template <typename T>
@@ -275,8 +274,8 @@ rs_status moments(rs_backend *b, const rs_moments_plan *p, void *stream) {
   const long long state = 2 * sizeof(W);  // a partial state, written and read
   if (rows) rs_cuda_cut(n, outs, rs_cuda_capacity(b, row_states<T>), kMinRowChunk, sizeof(T), state, &chunks, &len);
   else if (wide)
-    rs_cuda_cut(n, tiles, rs_cuda_capacity(b, col_states<T, L>), kMinColChunk, sizeof(T), state, &chunks, &len);
-  else rs_cuda_cut(n, tiles, rs_cuda_capacity(b, col_states<T, 1>), kMinColChunk, sizeof(T), state, &chunks, &len);
+    rs_cuda_cut(n, tiles, rs_cuda_capacity(b, col_states<T, L>), kRsColMinChunk, sizeof(T), state, &chunks, &len);
+  else rs_cuda_cut(n, tiles, rs_cuda_capacity(b, col_states<T, 1>), kRsColMinChunk, sizeof(T), state, &chunks, &len);
   void *mem = nullptr;
   if (chunks > 1) RS_TRY(rs_cuda_ops_scratch(b, (size_t)(outs * chunks) * sizeof(W), stream, &mem));
   W *part = static_cast<W *>(mem);
