@@ -1,4 +1,4 @@
-/* Pageable copies through the pinned staging ring (src/transfer/staging.c): large H2D and
+/* Pageable copies through the pinned staging arena (src/transfer/staging.c): large H2D and
  * D2H copies, whole chunks and ragged tails, contiguous and strided, round-trip exactly and
  * count as one copy each. The simulator runs the same staging code when it is forced on. */
 #include <stdlib.h>
@@ -69,20 +69,22 @@ static void nothing_left(rs_context *c) {
 static void test_sizes(rs_context *ctx) {
   rs_context *c = staged_context(ctx);
   CHECK(c != NULL);
-  /* Below the threshold, more pieces than slots, a ragged tail, and pieces of a whole slot
-   * with a ragged one (40 MiB: 5 MiB pieces; 64 MiB + 4099: 8 MiB pieces, 9 of them through 4 slots). */
-  const int64_t sizes[] = {4 << 20, 32 << 20, (8 << 20) + 12345, (40 << 20) + 7, (int64_t)(64 << 20) + 4099};
+  /* Below the threshold (1 MiB), more pieces than are in flight, a ragged tail, and the
+   * largest pieces with a ragged one (40 MiB: 8 MiB pieces, 5 of them; 64 MiB + 4099: 9,
+   * round the 32 MiB arena more than twice). */
+  const int64_t sizes[] = {(1 << 20) - 1, 4 << 20, 32 << 20, (8 << 20) + 12345, (40 << 20) + 7,
+                           (int64_t)(64 << 20) + 4099};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) round_trip(c, sizes[i], 100 + i);
   nothing_left(c);
   rs_context_destroy(c);
 }
 
-/* Every lane count from 1 to 5 with sizes around the threshold (8 MiB) and below it, fewer pieces
- * than ring slots, exact multiples of a piece and ragged tails: the lanes share every
- * piece (the last lane the rest of a piece), one of them opens each slot and the last one
- * out sends it, and all of them together must make the same bytes. */
+/* Every lane count from 1 to 5 with sizes around the threshold (1 MiB) and below it, fewer
+ * pieces than are in flight, exact multiples of a piece and ragged tails: the lanes share
+ * every piece (the last lane the rest of a piece), one of them opens each piece and the
+ * last one out sends it, and all of them together must make the same bytes. */
 static void test_lanes(rs_context *ctx) {
-  const int64_t sizes[] = {256 << 10, (3 << 20) + 4097, (8 << 20) - 1, 8 << 20, (8 << 20) + 1, 16 << 20};
+  const int64_t sizes[] = {256 << 10, (1 << 20) + 1, (3 << 20) + 4097, (8 << 20) - 1, 8 << 20, 16 << 20};
   for (int lanes = 1; lanes <= 5; lanes++) {
     char t[8];
     snprintf(t, sizeof t, "%d", lanes);
@@ -98,8 +100,8 @@ static void test_lanes(rs_context *ctx) {
   }
 }
 
-/* Buffers of one direction reused by the other on another stream: a D2H must not fill a
- * lane's buffer while an H2D from it may still be in flight. */
+/* The arena of one direction reused by the other on another stream: a D2H must not fill
+ * arena bytes while an H2D from them may still be in flight. */
 static void test_directions_and_streams(rs_context *ctx) {
   rs_context *c = staged_context_threads(ctx, "3");
   CHECK(c != NULL);
@@ -133,6 +135,23 @@ static void test_directions_and_streams(rs_context *ctx) {
   rs_context_destroy(c);
 }
 
+/* Copies whose pieces land wherever the arena's cursor stands after the one before: piece
+ * sizes that change from copy to copy (512 KiB to 8 MiB), a cursor that is rounded up to
+ * the next whole piece, and pieces that wrap round the arena's end in both directions. */
+static void test_arena_walk(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  const int64_t sizes[] = {1 << 20, (20 << 20) + 5, (3 << 20) + 512, (40 << 20) + 1, (1 << 20) + 3,
+                           (int64_t)(64 << 20), (6 << 20) + 77};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    round_trip(c, sizes[i], 5000 + i);
+    if (rs_t_.failed) printf("    (copy %zu, %lld bytes)\n", i, (long long)sizes[i]);
+    CHECK_PASSING();
+  }
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
 static void test_strided(rs_context *ctx) {
   rs_context *c = staged_context(ctx);
   CHECK(c != NULL);
@@ -162,5 +181,5 @@ static void test_bad_setting(rs_context *ctx) {
 }
 
 static const rs_test_case tests[] = {RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_directions_and_streams),
-                                     RS_TEST(test_strided), RS_TEST(test_bad_setting)};
+                                     RS_TEST(test_arena_walk), RS_TEST(test_strided), RS_TEST(test_bad_setting)};
 RS_TEST_MAIN(tests)

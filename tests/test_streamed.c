@@ -5,6 +5,7 @@
  * distinct, so a chunk read before its copy finished or a buffer reused too early shows
  * up as a wrong value); bad input, with dst untouched or written only up to the failing
  * chunk. */
+#include <string.h>
 #include "harness.h"
 #include "resident/ops.h"
 #include "resident/reduce.h"
@@ -27,6 +28,41 @@ static rs_array *make_host(rs_context *ctx, int pinned, int64_t n) {
   float *p = rs_array_host_data(a);
   for (int64_t i = 0; i < n; i++) p[i] = input(i);
   return a;
+}
+
+/* The ledger's entries since its reset: `copies` chunk copies, recorded with no device time
+ * of their own (the run times them; streamed.h), then one plain copy, which the ledger
+ * does time (copy timing is on by default): the check can tell the two apart. */
+static void chunk_copies_untimed(rs_context *ctx, int64_t copies) {
+  int64_t n = 4096, count = 0, dropped = 0, chunk = 0;
+  rs_array *h = NULL, *d = NULL;
+  CHECK_OK(rs_host_array(&h, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&d, ctx, 1, &n, RS_FLOAT32, NULL, RS_ORDER_C));
+  rs_status st = rs_array_copy(d, h, NULL);
+  if (st == RS_OK) st = rs_context_synchronize(ctx);
+  if (st == RS_OK) st = rs_ledger_count(ctx, &count, &dropped);
+  rs_array_release(d);
+  rs_array_release(h);
+  CHECK_OK(st);
+  CHECK_EQ_I64(dropped, 0);
+  rs_ledger_entry e;
+  int64_t last = -1;
+  for (int64_t i = 0; i < count; i++) {
+    CHECK_OK(rs_ledger_entry_at(ctx, i, &e));
+    if (e.kind == RS_ENTRY_COPY) last = i;
+  }
+  for (int64_t i = 0; i < count; i++) {
+    CHECK_OK(rs_ledger_entry_at(ctx, i, &e));
+    if (e.kind != RS_ENTRY_COPY) continue;
+    if (i == last) {
+      CHECK_MSG(e.device_ms >= 0, "the plain copy after the run has no device time (%g)", e.device_ms);
+    } else {
+      CHECK_MSG(strcmp(e.cause, "rs_streamed_run") == 0, "entry %lld: cause %s", (long long)i, e.cause);
+      CHECK_MSG(e.device_ms == -1, "chunk copy %lld timed (%g ms)", (long long)i, e.device_ms);
+      chunk++;
+    }
+  }
+  CHECK_EQ_I64(chunk, copies);
 }
 
 /* In place over n floats; checks values, the report and the ledger. */
@@ -61,6 +97,7 @@ static void seed_run(rs_context *ctx, int pinned, int64_t n, const rs_streamed_o
   CHECK_EQ_I64(rep.bytes_h2d, n * 4);
   CHECK_EQ_I64(rep.bytes_d2h, n * 4);
   CHECK(rep.hidden_ms >= 0 && rep.hidden_ms <= rep.copy_ms + 1e-9);
+  chunk_copies_untimed(ctx, 2 * rep.chunks);
 }
 
 static void test_streamed_pinned_given(rs_context *ctx) {

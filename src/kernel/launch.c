@@ -171,7 +171,7 @@ static rs_status rs_stage_group(rs_launch_args *la, int lead) {
                           la->kernel));
   }
   if (g.copy_in) {
-    rs_copy_cause cause = {1, la->kernel, rs_param_of(la, lead)};
+    rs_copy_cause cause = RS_IMPLICIT(la->kernel, rs_param_of(la, lead));
     RS_TRY(rs_copy_path(rs_group_dev(la, lead), rs_group_host(la, lead), la->stream_handle, &cause));
   }
   for (int i = lead; i < la->count; i++) {
@@ -207,7 +207,7 @@ rs_status rs_launch_stage_in(rs_launch_args *la) {
     if (la->lead[i] != i) continue;
     rs_group g = rs_group_of(la, i);
     RS_TRY(rs_group_check(la, i, &g));
-    rs_copy_cause cause = {1, la->kernel, rs_param_of(la, i)};
+    rs_copy_cause cause = RS_IMPLICIT(la->kernel, rs_param_of(la, i));
     size_t bytes = rs_group_bytes(la, i, &g);
     /* Inside a graph capture an implicit copy is refused before anything is allocated. */
     if (g.copy_in || g.copy_out)
@@ -252,7 +252,7 @@ rs_status rs_launch_stage_out(rs_launch_args *la, rs_status kernel_status) {
     if (la->lead[i] != i || !la->staged[i]) continue;
     staged = 1;
     if (st != RS_OK || !rs_group_of(la, i).copy_out) continue;
-    rs_copy_cause cause = {1, la->kernel, rs_param_of(la, i)};
+    rs_copy_cause cause = RS_IMPLICIT(la->kernel, rs_param_of(la, i));
     st = rs_copy_path(rs_group_host(la, i), rs_group_dev(la, i), la->stream_handle, &cause);
   }
   /* Temporaries may only go once the queued work that reads them is done. */

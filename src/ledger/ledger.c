@@ -279,7 +279,7 @@ rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t by
                                      const rs_copy_cause *cause, void *stream) {
   (void)bytes;
   if (ctx->vt->range_push) ctx->vt->range_push((rs_range_kind)dir, cause->implicit, cause->what, cause->arg);
-  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
+  return rs_ledger_timed_begin(ctx, stream, cause->untimed ? RS_TIME_NONE : RS_TIME_COPIES);
 }
 
 /* "(1000,)", "(64, 64)", "()": NumPy's way, cut with "..." where it does not fit. */

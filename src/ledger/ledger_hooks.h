@@ -13,9 +13,16 @@ typedef struct rs_copy_cause {
   int implicit;
   const char *what;
   int arg; /* -1 when not a kernel argument */
+  /* 1: record the copy without a device time of its own (no pair of timing events on the
+   * stream), for copies that overlap others and are timed by their caller (a streamed
+   * run's chunks: streamed.h). 0 (the default) where RS_TIME_COPIES is on. */
+  int untimed;
 } rs_copy_cause;
 
-#define RS_EXPLICIT(call) ((rs_copy_cause){0, (call), -1})
+#define RS_EXPLICIT(call) ((rs_copy_cause){0, (call), -1, 0})
+/* A copy the library makes because an op or a launch needs the data (arg: the kernel
+ * argument's index, or -1). */
+#define RS_IMPLICIT(what, arg) ((rs_copy_cause){1, (what), (arg), 0})
 
 /* Lifetime of the ledger's and the guard's state (ledger/state.h), in the storage
  * ctx->ledger and ctx->guard point to (given by src/context). */

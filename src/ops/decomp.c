@@ -34,7 +34,7 @@ rs_status rs_decomp_private_copy(rs_array **out, const rs_array *x, rs_dtype dt,
 rs_status rs_decomp_read_flag(int32_t *flag, rs_array *info, rs_stream *stream, const char *who) {
   rs_array *h = NULL;
   RS_TRY(rs_host_array_wrap(&h, info->ctx, flag, 0, NULL, RS_INT32, NULL));
-  rs_copy_cause cause = {1, who, -1};
+  rs_copy_cause cause = RS_IMPLICIT(who, -1);
   rs_status st = rs_copy_path(h, info, stream, &cause);
   rs_array_release(h);
   return st;
@@ -56,7 +56,7 @@ rs_status rs_decomp_out_prepare(rs_decomp_out *o, rs_array **user, rs_context *c
 /* After success: copy a temporary into the result. */
 rs_status rs_decomp_out_finish(rs_decomp_out *o, rs_status st, rs_stream *stream, const char *who) {
   if (st == RS_OK && o->work != o->r.target) {
-    rs_copy_cause cause = {1, who, -1};
+    rs_copy_cause cause = RS_IMPLICIT(who, -1);
     st = rs_copy_path(o->r.target, o->work, stream, &cause);
   }
   rs_array_release(o->work);

@@ -151,7 +151,7 @@ rs_status rs_ops_run_program(const rs_ew_program *p, const char *name, rs_contex
   for (int j = 0; j < nout; j++) {
     if (!tmp[j]) continue;
     if (st == RS_OK) {
-      rs_copy_cause cause = {1, name, -1};
+      rs_copy_cause cause = RS_IMPLICIT(name, -1);
       st = rs_copy_path(out[j], tmp[j], stream, &cause);
     }
     rs_array_release(tmp[j]);

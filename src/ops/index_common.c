@@ -14,7 +14,7 @@ static rs_status read_int64s(int64_t *out, int64_t n, const rs_array *a, rs_stre
   int64_t stride = 8;
   RS_TRY(rs_array_new_view(&view, a, 1, &n, &stride, a->offset));
   rs_status st = rs_host_array_wrap(&host, a->ctx, out, 1, &n, RS_INT64, NULL);
-  rs_copy_cause cause = {1, who, -1}; /* implicit: the op needs the values, the caller did not ask */
+  rs_copy_cause cause = RS_IMPLICIT(who, -1); /* implicit: the op needs the values, the caller did not ask */
   if (st == RS_OK) st = rs_copy_path(host, view, stream, &cause);
   rs_array_release(host);
   rs_array_release(view);

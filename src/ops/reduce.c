@@ -139,7 +139,7 @@ static rs_status reduce(rs_array **out, rs_reduce_op op, const rs_array *a, int 
   }
   if (tmp) {
     if (st == RS_OK) {
-      rs_copy_cause cause = {1, name, -1};
+      rs_copy_cause cause = RS_IMPLICIT(name, -1);
       st = rs_copy_path(r.target, tmp, stream, &cause);
     }
     rs_array_release(tmp);

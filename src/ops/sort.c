@@ -52,7 +52,7 @@ static rs_status sort_last(rs_array *target, const rs_array *a, int argsort, rs_
     }
   }
   if (st == RS_OK && dst != target) {
-    rs_copy_cause cause = {1, name, -1};
+    rs_copy_cause cause = RS_IMPLICIT(name, -1);
     st = rs_copy_path(target, dst, stream, &cause);
   }
   rs_array_release(src);

@@ -103,6 +103,20 @@ static void cleanup(rs_streamed_run_state *r) {
   free(r->chunk_rows_of);
 }
 
+/* The probe: 1/64 of the rows, but at least RS_STREAMED_PROBE_BYTES (up to a quarter of
+ * the rows). A smaller chunk times badly: its copies are mostly the fixed cost of a copy,
+ * and its step the host's time to launch (ten launches over 1.5 MB take 40 us of host
+ * time and 10 us of device time), which made the run choose 19-23 chunks for 100 MB on
+ * an H200 where 12-16 are faster (bench/streamed, 2026-12-02). */
+#define RS_STREAMED_PROBE_BYTES ((size_t)8 << 20)
+
+static int64_t rs_streamed_probe_rows(const rs_streamed_run_state *r) {
+  size_t row = r->row_in > r->row_out ? r->row_in : r->row_out;
+  int64_t probe = r->rows / 64, least = (int64_t)((RS_STREAMED_PROBE_BYTES + row - 1) / row);
+  if (probe < least) probe = least < r->rows / 4 ? least : r->rows / 4;
+  return probe > 0 ? probe : 1;
+}
+
 /* The chunks after the probe (or all of them), then the drain of every slot. */
 static rs_status run_chunks(rs_streamed_run_state *r, int64_t first, int64_t index, int64_t chunk_rows) {
   rs_status st = RS_OK;
@@ -151,7 +165,7 @@ rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step s
   if (chunk_rows == RS_STREAMED_AUTO && rs_streamed_plan_find(&r, pageable, &chunk_rows, &streams)) {
     rep->planned = 1; /* sizes a probe chose in an earlier run */
   } else if (chunk_rows == RS_STREAMED_AUTO) {
-    int64_t probe = r.rows / 64 > 0 ? r.rows / 64 : 1;
+    int64_t probe = rs_streamed_probe_rows(&r);
     int asked = streams;
     st = rs_streamed_probe(&r, probe, &chunk_rows, &streams);
     if (st == RS_OK) {

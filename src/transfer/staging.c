@@ -8,20 +8,22 @@
 #include "core/thread_pool.h"
 #include "transfer/staging.h"
 
-/* Pieces: about 8 per copy so that the ring's pipeline fills and drains quickly, never
- * below 256 KiB (a DMA's fixed cost, a few microseconds, stays small beside its bytes; a
- * lane's share of a piece stays a few pages) nor above a slot. */
-#define RS_STAGING_SLOT_BYTES ((size_t)8 << 20)
-#define RS_STAGING_PIECE_MIN ((size_t)256 << 10)
+/* The arena: pieces tile it (a piece is a power of two that divides it), so piece p's
+ * bytes were last used by piece p - ARENA / piece, at least RS_STAGING_INFLIGHT pieces
+ * before: the waits below cover them. */
+#define RS_STAGING_ARENA_BYTES ((size_t)32 << 20)
+#define RS_STAGING_PIECE_MAX (RS_STAGING_ARENA_BYTES / RS_STAGING_INFLIGHT)
+/* Pieces: about 8 per copy so that the pipeline fills and drains quickly, never below
+ * 512 KiB (a DMA's queueing, an event record and a wait cost about as much as 256 KiB
+ * crossing the link; half a MiB keeps the DMAs ahead of those calls) nor above 8 MiB. */
+#define RS_STAGING_PIECE_MIN ((size_t)512 << 10)
 #define RS_STAGING_PIECES 8
-/* Below this the driver's own pageable path is as fast or faster: on the H200 (bench/pageable,
- * 2026-12-01) staging gave 5-11 GB/s at 1-4 MiB where the driver gave 8-11, the same at
- * 8 MiB, and more from 16 MiB up. */
-#define RS_STAGING_MIN_BYTES ((size_t)8 << 20)
+/* Below this the driver's own pageable path is as fast: on the H200 (2026-12-02) staging
+ * gave 12-19 GB/s at 1 MiB where the driver gave 9-11, 24-26 at 2 MiB against 10-16. */
+#define RS_STAGING_MIN_BYTES ((size_t)1 << 20)
 /* A host copy alone (a streamed run's chunk into its pinned buffer) is worth the crew from
  * 1 MiB: one thread copies 10-11 GB/s on the H200's host, 8 together 35-40
- * (bench/pageable's memcpy line). Tying it to the threshold above (a DMA question)
- * made 100 MB streamed in 16 chunks of 6 MB copy on one thread, 4x slower. */
+ * (bench/pageable's memcpy line). */
 #define RS_STAGING_HOST_COPY_MIN_BYTES ((size_t)1 << 20)
 /* Spins on a shared counter before a lane yields its core (more lanes than cores: the
  * tests run 5 lanes on 2 cores). */
@@ -41,20 +43,21 @@ void rs_staging_init(rs_context *ctx) {
   s->lanes = lanes < 1 ? 1 : lanes > RS_STAGING_MAX_LANES ? RS_STAGING_MAX_LANES : lanes;
 }
 
-static void rs_staging_free_slots(rs_context *ctx) {
+static void rs_staging_free_arena(rs_context *ctx) {
   rs_staging *s = ctx->staging;
-  for (int i = 0; i < RS_STAGING_SLOTS; i++) {
+  for (int i = 0; i < RS_STAGING_INFLIGHT; i++) {
     if (s->event[i]) ctx->vt->event_destroy(ctx->be, s->event[i]);
-    if (s->slot[i]) ctx->vt->host_free(ctx->be, s->slot[i]);
-    s->event[i] = s->slot[i] = NULL;
+    s->event[i] = NULL;
     s->used[i] = 0;
   }
+  if (s->arena) ctx->vt->host_free(ctx->be, s->arena);
+  s->arena = NULL;
 }
 
 void rs_staging_destroy(rs_context *ctx) {
   rs_staging *s = ctx->staging;
   if (s->crew_ready) rs_crew_stop(&s->crew);
-  if (s->ready) rs_staging_free_slots(ctx);
+  if (s->ready) rs_staging_free_arena(ctx);
   pthread_mutex_destroy(&s->lock);
 }
 
@@ -75,33 +78,36 @@ static rs_status rs_staging_prepare(rs_context *ctx) {
   rs_staging *s = ctx->staging;
   if (s->ready) return RS_OK;
   rs_status st = rs_staging_threads(s);
-  for (int i = 0; st == RS_OK && i < RS_STAGING_SLOTS; i++) {
-    st = ctx->vt->host_alloc(ctx->be, RS_STAGING_SLOT_BYTES, 0, &s->slot[i]);
-    if (st == RS_OK) st = ctx->vt->event_create(ctx->be, RS_EVENT_DISABLE_TIMING, &s->event[i]);
-  }
+  void *arena = NULL;
+  if (st == RS_OK) st = ctx->vt->host_alloc(ctx->be, RS_STAGING_ARENA_BYTES, 0, &arena);
+  s->arena = arena;
+  for (int i = 0; st == RS_OK && i < RS_STAGING_INFLIGHT; i++)
+    st = ctx->vt->event_create(ctx->be, RS_EVENT_DISABLE_TIMING, &s->event[i]);
   if (st != RS_OK) {
-    rs_staging_free_slots(ctx);
+    rs_staging_free_arena(ctx);
     return rs_fail_prefix(st, "pageable staging buffers: ");
   }
+  s->cursor = 0;
   s->ready = 1;
   return RS_OK;
 }
 
-/* One staged copy, shared by the lanes. Piece p goes through slot p % RS_STAGING_SLOTS;
- * lane l copies its share of every piece. Per slot, `sent` is the last piece whose DMA
- * was queued through it, `open` the piece it is ready for (H2D: empty, to be filled; D2H:
- * arrived, to be emptied), `arrived` the lanes done with its current piece. The lane that
- * opens piece p (p % lanes) is the only one that waits on the slot's event. */
+/* One staged copy, shared by the lanes. Piece p lies at arena offset (base + p * piece)
+ * mod the arena, and its pipeline index is k = p % RS_STAGING_INFLIGHT; lane l copies its
+ * share of every piece. Per index, `sent` is the last piece whose DMA was queued with it,
+ * `open` the piece that is ready (H2D: its bytes free to be filled; D2H: arrived, to be
+ * emptied), `arrived` the lanes done with its current piece. The lane that opens piece p
+ * (p % lanes) is the only one that waits on the index's event. */
 typedef struct rs_staged_job {
   rs_context *ctx;
   rs_copy_dir dir;
   char *dst;
   const char *src;
-  size_t bytes, piece, pieces;
+  size_t bytes, piece, pieces, base;
   int lanes;
   void *stream;
-  _Atomic long long sent[RS_STAGING_SLOTS], open[RS_STAGING_SLOTS];
-  _Atomic int arrived[RS_STAGING_SLOTS];
+  _Atomic long long sent[RS_STAGING_INFLIGHT], open[RS_STAGING_INFLIGHT];
+  _Atomic int arrived[RS_STAGING_INFLIGHT];
   _Atomic int failed;
   rs_status status;  /* the first failure, under `lock` */
   char message[256]; /* its message: lanes run on other threads, whose rs_last_error is their own */
@@ -122,6 +128,11 @@ static size_t rs_piece_len(const rs_staged_job *j, size_t p) {
   return j->bytes - off < j->piece ? j->bytes - off : j->piece;
 }
 
+/* Piece p's bytes in the arena. */
+static char *rs_piece_home(const rs_staged_job *j, size_t p) {
+  return j->ctx->staging->arena + (j->base + p * j->piece) % RS_STAGING_ARENA_BYTES;
+}
+
 /* Wait until *counter reaches `want` (or the job failed: 0). */
 static int rs_await(rs_staged_job *j, _Atomic long long *counter, long long want) {
   for (int spins = 0; atomic_load(counter) < want; spins++) {
@@ -132,26 +143,28 @@ static int rs_await(rs_staged_job *j, _Atomic long long *counter, long long want
   return 1;
 }
 
-/* Queue piece p's DMA through its slot and record the slot's event. */
+/* Queue piece p's DMA and record its index's event. */
 static rs_status rs_piece_send(rs_staged_job *j, size_t p) {
   const rs_backend_vtable *vt = j->ctx->vt;
   rs_staging *s = j->ctx->staging;
-  const int k = (int)(p % RS_STAGING_SLOTS);
+  const int k = (int)(p % RS_STAGING_INFLIGHT);
   const size_t off = p * j->piece, len = rs_piece_len(j, p);
-  if (j->dir == RS_DIR_H2D) RS_TRY(vt->copy_async(j->ctx->be, j->dst + off, s->slot[k], len, RS_DIR_H2D, j->stream));
-  else RS_TRY(vt->copy_async(j->ctx->be, s->slot[k], j->src + off, len, RS_DIR_D2H, j->stream));
+  char *home = rs_piece_home(j, p);
+  if (j->dir == RS_DIR_H2D) RS_TRY(vt->copy_async(j->ctx->be, j->dst + off, home, len, RS_DIR_H2D, j->stream));
+  else RS_TRY(vt->copy_async(j->ctx->be, home, j->src + off, len, RS_DIR_D2H, j->stream));
   RS_TRY(vt->event_record(j->ctx->be, s->event[k], j->stream));
   s->used[k] = 1;
   atomic_store(&j->sent[k], (long long)p);
   return RS_OK;
 }
 
-/* The opener of piece p: once the DMA queued before it through the slot is done (H2D: the
- * previous piece's, so the slot may be refilled; D2H: piece p's own), the slot is open. */
+/* The opener of piece p: once the DMA queued before it with the same index is done (H2D:
+ * piece p - 4's, the last to use bytes that piece p's overlap in this copy; D2H: piece
+ * p's own), the piece is open. */
 static rs_status rs_piece_open(rs_staged_job *j, size_t p) {
   rs_staging *s = j->ctx->staging;
-  const int k = (int)(p % RS_STAGING_SLOTS);
-  const long long waited = j->dir == RS_DIR_H2D ? (long long)p - RS_STAGING_SLOTS : (long long)p;
+  const int k = (int)(p % RS_STAGING_INFLIGHT);
+  const long long waited = j->dir == RS_DIR_H2D ? (long long)p - RS_STAGING_INFLIGHT : (long long)p;
   if (waited >= 0) {
     if (!rs_await(j, &j->sent[k], waited)) return RS_OK;
     RS_TRY(j->ctx->vt->event_synchronize(j->ctx->be, s->event[k]));
@@ -161,29 +174,24 @@ static rs_status rs_piece_open(rs_staged_job *j, size_t p) {
 }
 
 static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
-  rs_staging *s = j->ctx->staging;
   for (size_t p = 0; p < j->pieces && !atomic_load(&j->failed); p++) {
-    const int k = (int)(p % RS_STAGING_SLOTS);
+    const int k = (int)(p % RS_STAGING_INFLIGHT);
     if ((size_t)lane == p % (size_t)j->lanes) RS_TRY(rs_piece_open(j, p));
     if (!rs_await(j, &j->open[k], (long long)p)) return RS_OK;
     /* this lane's share: whole cache lines, the last lane takes the rest */
     const size_t len = rs_piece_len(j, p), share = len / (size_t)j->lanes / 64 * 64;
     const size_t at = (size_t)lane * share, n = lane == j->lanes - 1 ? len - at : share;
-    char *slot = s->slot[k];
-    if (n && j->dir == RS_DIR_H2D)
-      /* Plain stores: the slots are reused piece after piece and stay in the caches, where
-       * the DMA reads them; streaming stores sent each piece to memory first (1 GiB H2D
-       * 31 GB/s against 36 on the H200, bench/pageable 2026-12-01). */
-      memcpy(slot + at, j->src + p * j->piece + at, n);
-    else if (n)
-      /* Streaming stores into the caller's array: no read of each destination line before
-       * it is written (1 GiB D2H 27 -> 49 GB/s on the H200, bench/pageable 2026-12-01). */
-      rs_host_copy_streaming(j->dst + p * j->piece + at, slot + at, n);
+    char *home = rs_piece_home(j, p);
+    /* Streaming stores both ways: into the arena, so the DMA finds no line of it in a
+     * cache (staging.h); into the caller's array, so no destination line is read before
+     * it is written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
+    if (n && j->dir == RS_DIR_H2D) rs_host_copy_streaming(home + at, j->src + p * j->piece + at, n);
+    else if (n) rs_host_copy_streaming(j->dst + p * j->piece + at, home + at, n);
     if (atomic_fetch_add(&j->arrived[k], 1) + 1 < j->lanes) continue;
-    /* the last lane of the piece: the slot's next DMA */
+    /* the last lane of the piece: the next DMA with this index */
     atomic_store(&j->arrived[k], 0);
     if (j->dir == RS_DIR_H2D) RS_TRY(rs_piece_send(j, p));
-    else if (p + RS_STAGING_SLOTS < j->pieces) RS_TRY(rs_piece_send(j, p + RS_STAGING_SLOTS));
+    else if (p + RS_STAGING_INFLIGHT < j->pieces) RS_TRY(rs_piece_send(j, p + RS_STAGING_INFLIGHT));
   }
   return RS_OK;
 }
@@ -195,10 +203,10 @@ static void rs_lane_run(int lane, void *arg) {
 }
 
 /* Lock held. Before a job: no DMA of an earlier one (another stream, either direction)
- * still uses a slot; then a D2H queues its first pieces. */
+ * still uses the arena; then a D2H queues its first pieces. */
 static rs_status rs_job_start(rs_staged_job *j) {
   rs_staging *s = j->ctx->staging;
-  for (int k = 0; k < RS_STAGING_SLOTS; k++) {
+  for (int k = 0; k < RS_STAGING_INFLIGHT; k++) {
     atomic_init(&j->sent[k], -1);
     atomic_init(&j->open[k], -1);
     atomic_init(&j->arrived[k], 0);
@@ -208,8 +216,15 @@ static rs_status rs_job_start(rs_staged_job *j) {
     }
   }
   if (j->dir == RS_DIR_D2H)
-    for (size_t p = 0; p < j->pieces && p < RS_STAGING_SLOTS; p++) RS_TRY(rs_piece_send(j, p));
+    for (size_t p = 0; p < j->pieces && p < RS_STAGING_INFLIGHT; p++) RS_TRY(rs_piece_send(j, p));
   return RS_OK;
+}
+
+/* About bytes / 8, a power of two from 512 KiB to 8 MiB: it divides the arena. */
+static size_t rs_piece_bytes(size_t bytes) {
+  size_t piece = RS_STAGING_PIECE_MIN;
+  while (piece < RS_STAGING_PIECE_MAX && piece * RS_STAGING_PIECES < bytes) piece *= 2;
+  return piece;
 }
 
 rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
@@ -218,18 +233,18 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
   pthread_mutex_lock(&s->lock);
   rs_status st = rs_staging_prepare(ctx);
   if (st == RS_OK) {
-    size_t piece = bytes / RS_STAGING_PIECES;
-    piece = (piece + RS_STAGING_PIECE_MIN - 1) / RS_STAGING_PIECE_MIN * RS_STAGING_PIECE_MIN;
-    if (piece < RS_STAGING_PIECE_MIN) piece = RS_STAGING_PIECE_MIN;
-    if (piece > RS_STAGING_SLOT_BYTES) piece = RS_STAGING_SLOT_BYTES;
+    size_t piece = rs_piece_bytes(bytes);
+    /* The next whole piece from the cursor: pieces of one copy tile the arena. */
+    size_t base = (s->cursor + piece - 1) / piece * piece % RS_STAGING_ARENA_BYTES;
     rs_staged_job j = {.ctx = ctx, .dir = dir, .dst = dst, .src = src, .bytes = bytes, .piece = piece,
-                       .pieces = (bytes + piece - 1) / piece, .lanes = s->lanes, .stream = stream};
+                       .pieces = (bytes + piece - 1) / piece, .base = base, .lanes = s->lanes, .stream = stream};
     pthread_mutex_init(&j.lock, NULL);
     st = rs_job_start(&j);
     if (st == RS_OK) {
       rs_crew_run(&s->crew, rs_lane_run, &j);
       if (atomic_load(&j.failed)) st = rs_fail(j.status, "pageable staging: %s", j.message);
     }
+    s->cursor = (base + j.pieces * piece) % RS_STAGING_ARENA_BYTES;
     pthread_mutex_destroy(&j.lock);
   }
   pthread_mutex_unlock(&s->lock);
@@ -243,7 +258,6 @@ typedef struct {
   const char *src;
   size_t bytes;
   int lanes;
-  int streaming;
 } rs_host_job;
 
 static void rs_host_lane(int lane, void *arg) {
@@ -251,22 +265,17 @@ static void rs_host_lane(int lane, void *arg) {
   /* Shares in whole cache lines, the last lane takes the rest. */
   size_t share = h->bytes / (size_t)h->lanes / 64 * 64;
   size_t off = (size_t)lane * share, len = lane == h->lanes - 1 ? h->bytes - off : share;
-  if (len && h->streaming)
-    rs_host_copy_streaming(h->dst + off, h->src + off, len);
-  else if (len)
-    memcpy(h->dst + off, h->src + off, len);
+  if (len) rs_host_copy_streaming(h->dst + off, h->src + off, len);
 }
 
-void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, int into_user) {
+void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes) {
   rs_staging *s = ctx->staging;
   pthread_mutex_lock(&s->lock);
   if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK) {
-    rs_host_job h = {dst, src, bytes, s->lanes, into_user};
+    rs_host_job h = {dst, src, bytes, s->lanes};
     rs_crew_run(&s->crew, rs_host_lane, &h);
-  } else if (into_user) {
-    rs_host_copy_streaming(dst, src, bytes);
   } else {
-    memcpy(dst, src, bytes);
+    rs_host_copy_streaming(dst, src, bytes);
   }
   pthread_mutex_unlock(&s->lock);
 }

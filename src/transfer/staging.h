@@ -2,13 +2,22 @@
  *
  * The device cannot read pageable memory directly: the driver copies it through its own
  * small pinned buffers on one thread (about 8 GB/s H2D on the H200). Here a copy is cut
- * into pieces that go through a ring of pinned slots, reused across calls. A crew of host
- * threads (lanes) fills each slot together, each lane its share of the piece, and the
- * last lane to finish sends the whole piece with one DMA (H2D) while the lanes go on to
- * the next slot; or the DMAs run ahead into the slots and the lanes empty each one
- * together as it arrives (D2H). The memcpy rate of one thread (6-20 GB/s) is what limits
- * the driver's path; several lanes at once go past the link, and one DMA, one event and
- * one wait per piece (not per lane's piece) keep the driver's own serialized calls few.
+ * into pieces that go through a pinned arena, reused across calls. A crew of host
+ * threads (lanes) fills each piece together, each lane its share, and the last lane to
+ * finish sends the whole piece with one DMA (H2D) while the lanes go on to the next; or
+ * the DMAs run ahead and the lanes empty each piece together as it arrives (D2H). The
+ * memcpy rate of one thread (6-20 GB/s) is what limits the driver's path; several lanes
+ * at once go past the link, and one DMA, one event and one wait per piece (not per lane's
+ * share) keep the driver's own serialized calls few.
+ *
+ * A DMA must not find the arena's lines in the cores' caches: it then snoops them one by
+ * one and runs at a third of the link's speed (on the H200's host, 8 x 1 MiB from pinned
+ * memory 8 threads had just written with plain stores: 15.6 GB/s; with streaming stores,
+ * 43.8, as for memory the CPU had not touched; after 8 threads read it, 18 against 47).
+ * So pieces are written into the arena with streaming stores, and pieces follow one
+ * another through the whole arena (a cursor kept across copies) instead of reusing the
+ * first bytes of a few slots: a lane reads 4 MiB elsewhere before a DMA comes back to a
+ * line it read, more than its core's cache holds.
  * Used by the copy path for contiguous blocks that have a pageable side. */
 #ifndef RS_TRANSFER_STAGING_H
 #define RS_TRANSFER_STAGING_H
@@ -23,19 +32,20 @@
 #define RS_STAGING_MAX_LANES RS_STAGING_MAX_THREADS
 #define RS_STAGING_DEFAULT_LANES 8
 
-/* The ring: slots of RS_STAGING_SLOT_BYTES each. */
-#define RS_STAGING_SLOTS 4
+/* Pieces in flight at once: each has an event, recorded after its DMA. */
+#define RS_STAGING_INFLIGHT 4
 
 typedef struct rs_staging {
   pthread_mutex_t lock; /* one staged copy (or host copy) at a time per context */
   int enabled;
   int lanes; /* threads, the caller included */
-  int ready; /* slots and events exist */
+  int ready; /* arena and events exist */
   int crew_ready;
   rs_crew crew;
-  void *slot[RS_STAGING_SLOTS];   /* pinned */
-  void *event[RS_STAGING_SLOTS];  /* recorded after the last DMA that used the slot */
-  int used[RS_STAGING_SLOTS];     /* the event was recorded and not waited for since */
+  char *arena;                       /* pinned, RS_STAGING_ARENA_BYTES */
+  size_t cursor;                     /* where the next piece goes */
+  void *event[RS_STAGING_INFLIGHT];  /* recorded after the last DMA of a piece p with p % 4 == k */
+  int used[RS_STAGING_INFLIGHT];     /* the event was recorded and not waited for since */
 } rs_staging;
 
 struct rs_context;
@@ -54,11 +64,10 @@ int rs_staging_applies(struct rs_context *ctx, size_t bytes, rs_copy_dir dir);
 rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
                          void *stream);
 
-/* memcpy between two host buffers spread over the staging lanes (a plain memcpy if the
- * threads cannot be started). For the pageable side of a streamed run, which stages
- * through pinned buffers of its own. `into_user` says dst is the caller's array (cold,
- * large: written with streaming stores) rather than a staging buffer the library reuses
- * (warm in the caches, where a DMA finds it: plain stores). */
-void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, int into_user);
+/* memcpy between two host buffers spread over the staging lanes (on the calling thread if
+ * the threads cannot be started), with streaming stores: for the pageable side of a
+ * streamed run, which stages through pinned buffers of its own (a DMA reads or fills one
+ * side next; the other is the caller's array, large and not read soon). */
+void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes);
 
 #endif
