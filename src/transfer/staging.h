@@ -14,10 +14,11 @@
  * one and runs at a third of the link's speed (on the H200's host, 8 x 1 MiB from pinned
  * memory 8 threads had just written with plain stores: 15.6 GB/s; with streaming stores,
  * 43.8, as for memory the CPU had not touched; after 8 threads read it, 18 against 47).
- * So pieces are written into the arena with streaming stores, and pieces follow one
- * another through the whole arena (a cursor kept across copies) instead of reusing the
- * first bytes of a few slots: a lane reads 4 MiB elsewhere before a DMA comes back to a
- * line it read, more than its core's cache holds.
+ * So pieces up to 4 MiB are written into the arena with streaming stores (the largest,
+ * 8 MiB, leave the core's cache while the next is written: see staging.c), and pieces
+ * follow one another through the whole arena (a cursor kept across copies) instead of
+ * reusing the first bytes of a few slots: a lane reads 4 MiB elsewhere before a DMA
+ * comes back to a line it read, more than its core's cache holds.
  * Used by the copy path for contiguous blocks that have a pageable side. */
 #ifndef RS_TRANSFER_STAGING_H
 #define RS_TRANSFER_STAGING_H
