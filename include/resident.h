@@ -194,11 +194,11 @@
  *   RESIDENT_MAX_PENDING_DEALLOCS_RATIO fraction           ... or above this share of the
  *                                                           device memory (0.2)
  *   RESIDENT_PAGEABLE_STAGING auto | on | off              copies from pageable host memory
- *                                                           of 8 MiB and more through a ring
- *                                                           of four 8 MiB pinned slots
+ *                                                           of 1 MiB and more through a
+ *                                                           32 MiB pinned arena, in pieces
  *                                                           (default auto: on for CUDA)
  *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads that fill and empty
- *                                                           those slots together
+ *                                                           those pieces together
  *                                                           (default 0 = min(cores, 8))
  *   RESIDENT_COMM_TIMEOUT     count 1 to 86400             seconds a collective or a new
  *                                                           communicator waits for the other
