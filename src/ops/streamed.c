@@ -77,9 +77,9 @@ static char *host_rows(const rs_array *a, int64_t first) {
   return (char *)rs_array_host_ptr(a) + first * a->strides[0];
 }
 
-static void host_copy(rs_streamed_run_state *r, void *dst, const void *src, size_t bytes) {
+static void host_copy(rs_streamed_run_state *r, void *dst, const void *src, size_t bytes, int into_staging) {
   double t0 = rs_now_ms();
-  rs_staging_host_copy(r->ctx, dst, src, bytes);
+  rs_staging_host_copy(r->ctx, dst, src, bytes, into_staging);
   r->staging_ms += rs_now_ms() - t0;
 }
 
@@ -88,7 +88,7 @@ static rs_status slot_copy_out(rs_streamed_run_state *r, rs_streamed_slot *s) {
   if (s->pending < 0) return RS_OK;
   RS_TRY(rs_event_synchronize(rs_streamed_ev(r, s->pending, 3)));
   host_copy(r, host_rows(r->dst, s->pending_first), rs_array_host_ptr(s->stage_out),
-            (size_t)s->pending_rows * r->row_out);
+            (size_t)s->pending_rows * r->row_out, 0);
   s->pending = -1;
   return RS_OK;
 }
@@ -165,7 +165,7 @@ rs_status rs_streamed_chunk_run(rs_streamed_run_state *r, const rs_streamed_chun
   if (st == RS_OK && s->stage_in) {
     if (s->last >= 0) st = rs_event_synchronize(rs_streamed_ev(r, s->last, 1));
     if (st == RS_OK)
-      host_copy(r, rs_array_host_ptr(s->stage_in), host_rows(r->src, c->first), (size_t)c->rows * r->row_in);
+      host_copy(r, rs_array_host_ptr(s->stage_in), host_rows(r->src, c->first), (size_t)c->rows * r->row_in, 1);
     if (st == RS_OK) st = rows_view(&src_rows, s->stage_in, 0, c->rows);
   } else if (st == RS_OK) {
     st = rows_view(&src_rows, r->src, c->first, c->rows);

@@ -173,6 +173,13 @@ static rs_status rs_piece_open(rs_staged_job *j, size_t p) {
   return RS_OK;
 }
 
+/* A copy into or out of pinned staging memory: streaming stores, or plain ones where
+ * rs_lane_pieces says why. */
+static void rs_host_lane_copy(void *dst, const void *src, size_t n, int plain) {
+  if (plain) memcpy(dst, src, n);
+  else rs_host_copy_streaming(dst, src, n);
+}
+
 static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
   for (size_t p = 0; p < j->pieces && !atomic_load(&j->failed); p++) {
     const int k = (int)(p % RS_STAGING_INFLIGHT);
@@ -189,8 +196,8 @@ static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
      * 48-50 GB/s against 33-36 with streaming stores, 16-32 MiB the same or better with
      * streaming stores). Into the caller's array: streaming stores, no destination line
      * read before it is written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
-    if (n && j->dir == RS_DIR_H2D && j->piece >= RS_STAGING_PIECE_MAX) memcpy(home + at, j->src + p * j->piece + at, n);
-    else if (n && j->dir == RS_DIR_H2D) rs_host_copy_streaming(home + at, j->src + p * j->piece + at, n);
+    if (n && j->dir == RS_DIR_H2D)
+      rs_host_lane_copy(home + at, j->src + p * j->piece + at, n, j->piece >= RS_STAGING_PIECE_MAX);
     else if (n) rs_host_copy_streaming(j->dst + p * j->piece + at, home + at, n);
     if (atomic_fetch_add(&j->arrived[k], 1) + 1 < j->lanes) continue;
     /* the last lane of the piece: the next DMA with this index */
@@ -263,6 +270,7 @@ typedef struct {
   const char *src;
   size_t bytes;
   int lanes;
+  int plain; /* plain stores (see rs_staging_host_copy) */
 } rs_host_job;
 
 static void rs_host_lane(int lane, void *arg) {
@@ -270,17 +278,20 @@ static void rs_host_lane(int lane, void *arg) {
   /* Shares in whole cache lines, the last lane takes the rest. */
   size_t share = h->bytes / (size_t)h->lanes / 64 * 64;
   size_t off = (size_t)lane * share, len = lane == h->lanes - 1 ? h->bytes - off : share;
-  if (len) rs_host_copy_streaming(h->dst + off, h->src + off, len);
+  if (len) rs_host_lane_copy(h->dst + off, h->src + off, len, h->plain);
 }
 
-void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes) {
+void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, int into_staging) {
   rs_staging *s = ctx->staging;
+  /* The arena's rule (rs_lane_pieces): a pinned buffer a DMA reads next takes streaming
+   * stores, unless it is as large as the arena's largest pieces. */
+  int plain = into_staging && bytes >= RS_STAGING_PIECE_MAX;
   pthread_mutex_lock(&s->lock);
   if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK) {
-    rs_host_job h = {dst, src, bytes, s->lanes};
+    rs_host_job h = {dst, src, bytes, s->lanes, plain};
     rs_crew_run(&s->crew, rs_host_lane, &h);
   } else {
-    rs_host_copy_streaming(dst, src, bytes);
+    rs_host_lane_copy(dst, src, bytes, plain);
   }
   pthread_mutex_unlock(&s->lock);
 }

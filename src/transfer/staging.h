@@ -66,9 +66,11 @@ rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, siz
                          void *stream);
 
 /* memcpy between two host buffers spread over the staging lanes (on the calling thread if
- * the threads cannot be started), with streaming stores: for the pageable side of a
- * streamed run, which stages through pinned buffers of its own (a DMA reads or fills one
- * side next; the other is the caller's array, large and not read soon). */
-void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes);
+ * the threads cannot be started): for the pageable side of a streamed run, which stages
+ * through pinned buffers of its own. `into_staging`: dst is such a buffer, which a DMA
+ * reads next (else dst is the caller's array, large and not read soon); both take
+ * streaming stores, but a buffer of 8 MiB or more takes plain stores, as the arena's
+ * largest pieces do (staging.c). */
+void rs_staging_host_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, int into_staging);
 
 #endif
