@@ -173,10 +173,15 @@ static rs_status rs_piece_open(rs_staged_job *j, size_t p) {
   return RS_OK;
 }
 
-/* A copy into or out of pinned staging memory: streaming stores, or plain ones where
- * rs_lane_pieces says why. */
-static void rs_host_lane_copy(void *dst, const void *src, size_t n, int plain) {
-  if (plain) memcpy(dst, src, n);
+/* Bytes into pinned memory that a DMA reads next, part of a block (a piece, a streamed
+ * chunk) of `block` bytes. Streaming stores, so the DMA finds no line of it in this core's
+ * cache (staging.h); but plain stores for blocks as large as the largest pieces, whose
+ * lines leave the core's cache for the shared one while the lane writes the next block,
+ * and which then cost no write to memory (H200, 2026-12-02, in one call: H2D 256 MiB
+ * 48-50 GB/s against 33-36 with streaming stores, 16-32 MiB the same or better with
+ * streaming stores). */
+static void rs_copy_into_pinned(void *dst, const void *src, size_t n, size_t block) {
+  if (block >= RS_STAGING_PIECE_MAX) memcpy(dst, src, n);
   else rs_host_copy_streaming(dst, src, n);
 }
 
@@ -189,15 +194,9 @@ static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
     const size_t len = rs_piece_len(j, p), share = len / (size_t)j->lanes / 64 * 64;
     const size_t at = (size_t)lane * share, n = lane == j->lanes - 1 ? len - at : share;
     char *home = rs_piece_home(j, p);
-    /* Into the arena: streaming stores, so the DMA finds no line of the piece in this
-     * core's cache (staging.h); but plain stores for the largest pieces, whose lines
-     * leave the core's cache for the shared one while the lane writes the next piece,
-     * and which then cost no write to memory (H200, 2026-12-02, in one call: H2D 256 MiB
-     * 48-50 GB/s against 33-36 with streaming stores, 16-32 MiB the same or better with
-     * streaming stores). Into the caller's array: streaming stores, no destination line
-     * read before it is written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
-    if (n && j->dir == RS_DIR_H2D)
-      rs_host_lane_copy(home + at, j->src + p * j->piece + at, n, j->piece >= RS_STAGING_PIECE_MAX);
+    /* Into the caller's array: streaming stores, no destination line read before it is
+     * written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
+    if (n && j->dir == RS_DIR_H2D) rs_copy_into_pinned(home + at, j->src + p * j->piece + at, n, j->piece);
     else if (n) rs_host_copy_streaming(j->dst + p * j->piece + at, home + at, n);
     if (atomic_fetch_add(&j->arrived[k], 1) + 1 < j->lanes) continue;
     /* the last lane of the piece: the next DMA with this index */
@@ -270,28 +269,29 @@ typedef struct {
   const char *src;
   size_t bytes;
   int lanes;
-  int plain; /* plain stores (see rs_staging_host_copy) */
+  int into_staging; /* see rs_staging_host_copy */
 } rs_host_job;
+
+static void rs_host_copy_part(const rs_host_job *h, size_t off, size_t len) {
+  if (h->into_staging) rs_copy_into_pinned(h->dst + off, h->src + off, len, h->bytes);
+  else rs_host_copy_streaming(h->dst + off, h->src + off, len);
+}
 
 static void rs_host_lane(int lane, void *arg) {
   const rs_host_job *h = arg;
   /* Shares in whole cache lines, the last lane takes the rest. */
   size_t share = h->bytes / (size_t)h->lanes / 64 * 64;
   size_t off = (size_t)lane * share, len = lane == h->lanes - 1 ? h->bytes - off : share;
-  if (len) rs_host_lane_copy(h->dst + off, h->src + off, len, h->plain);
+  if (len) rs_host_copy_part(h, off, len);
 }
 
 void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, int into_staging) {
   rs_staging *s = ctx->staging;
-  /* The arena's rule (rs_lane_pieces): a pinned buffer a DMA reads next takes streaming
-   * stores, unless it is as large as the arena's largest pieces. */
-  int plain = into_staging && bytes >= RS_STAGING_PIECE_MAX;
+  rs_host_job h = {dst, src, bytes, s->lanes, into_staging};
   pthread_mutex_lock(&s->lock);
-  if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK) {
-    rs_host_job h = {dst, src, bytes, s->lanes, plain};
+  if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK)
     rs_crew_run(&s->crew, rs_host_lane, &h);
-  } else {
-    rs_host_lane_copy(dst, src, bytes, plain);
-  }
+  else
+    rs_host_copy_part(&h, 0, bytes);
   pthread_mutex_unlock(&s->lock);
 }
