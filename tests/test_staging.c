@@ -1,9 +1,11 @@
 /* Pageable copies through the pinned staging arena (src/transfer/staging.c): large H2D and
  * D2H copies, whole chunks and ragged tails, contiguous and strided, round-trip exactly and
- * count as one copy each. The simulator runs the same staging code when it is forced on. */
+ * count as one copy each; so do the staging's plain host copies (a streamed run's). The
+ * simulator runs the same staging code when it is forced on. */
 #include <stdlib.h>
 #include "harness.h"
 #include "resident/ledger.h"
+#include "transfer/staging.h"
 
 /* A context with staging forced on (on CUDA it is on by default), on `threads` host
  * threads ("" = the default). */
@@ -80,9 +82,9 @@ static void test_sizes(rs_context *ctx) {
 }
 
 /* Every lane count from 1 to 5 with sizes around the threshold (1 MiB) and below it, fewer
- * pieces than are in flight, exact multiples of a piece and ragged tails: the lanes share
- * every piece (the last lane the rest of a piece), one of them opens each piece and the
- * last one out sends it, and all of them together must make the same bytes. */
+ * pieces than are in flight, exact multiples of a piece and ragged tails: the lanes claim
+ * slices of every piece, whoever claims a piece's first slice opens it and whoever
+ * finishes its last sends it, and whichever lanes take part must make the same bytes. */
 static void test_lanes(rs_context *ctx) {
   const int64_t sizes[] = {256 << 10, (1 << 20) + 1, (3 << 20) + 4097, (8 << 20) - 1, 8 << 20, 16 << 20};
   for (int lanes = 1; lanes <= 5; lanes++) {
@@ -94,6 +96,65 @@ static void test_lanes(rs_context *ctx) {
       round_trip(c, sizes[i], 1000 + 10 * (uint64_t)lanes + i);
       if (rs_t_.failed) printf("    (%d lanes, %lld bytes)\n", lanes, (long long)sizes[i]);
     }
+    nothing_left(c);
+    rs_context_destroy(c);
+    CHECK_PASSING();
+  }
+}
+
+/* Lanes claim slices of each piece (about two per lane, at least 64 KiB, whole cache
+ * lines): with 16 lanes (more than this machine's cores: lanes wake late, and the others
+ * take their slices), 3 (slices that do not divide a piece) and the caller alone, sizes
+ * around piece and slice boundaries. 512 KiB pieces up to 4 MiB (16 lanes: 8 slices of
+ * 64 KiB; 1 lane: 2 of 256 KiB), 1 MiB pieces up to 8 MiB, 8 MiB pieces above 32 MiB. */
+static void test_claimed_slices(rs_context *ctx) {
+  const int64_t K = 1 << 10, M = 1 << 20;
+  const int64_t sizes[] = {M,         M + 1,       M + 64 * K,          M + 64 * K + 1,     M + 256 * K - 1,
+                           M + 87424, 4 * M - 65,  2 * M + 512 * K - 64, 4 * M + 64 * K + 3, 36 * M + 256 * K + 1};
+  const char *lanes[] = {"16", "3", "1"};
+  for (int l = 0; l < 3; l++) {
+    rs_context *c = staged_context_threads(ctx, lanes[l]);
+    CHECK(c != NULL);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      round_trip(c, sizes[i], 3000 + 20 * (uint64_t)l + i);
+      if (rs_t_.failed) printf("    (%s lanes, %lld bytes)\n", lanes[l], (long long)sizes[i]);
+    }
+    nothing_left(c);
+    rs_context_destroy(c);
+    CHECK_PASSING();
+  }
+}
+
+/* One host copy by the staging's lanes: every byte where memcpy puts it, none outside. */
+static void host_copy_once(rs_context *c, size_t bytes, int into_staging, uint64_t seed) {
+  const size_t guard = 64, room = bytes + 2 * guard + 16;
+  unsigned char *src = malloc(room), *dst = malloc(room), *want = malloc(room);
+  if (src && dst && want) {
+    rs_t_pattern_(src, room, seed);
+    rs_t_pattern_(dst, room, seed + 1);
+    memcpy(want, dst, room);
+    memcpy(want + guard + 3, src + guard + 9, bytes);
+    rs_staging_host_copy(c, dst + guard + 3, src + guard + 9, bytes, into_staging);
+  }
+  int ok = src && dst && want && memcmp(dst, want, room) == 0;
+  free(src);
+  free(dst);
+  free(want);
+  CHECK_MSG(ok, "%zu bytes%s", bytes, into_staging ? " into staging" : "");
+}
+
+/* Below the crew's threshold (1 MiB), whole and ragged slices (16 lanes: 64 KiB; 1 lane:
+ * halves), and 8 MiB and more (plain stores into staging). */
+static void test_host_copy_lanes(rs_context *ctx) {
+  const size_t M = 1 << 20;
+  const size_t sizes[] = {M - 1, M, M + 13, M + (64 << 10), 3 * M + 4097, 8 * M, 9 * M + 65};
+  const char *lanes[] = {"16", "1"};
+  for (int l = 0; l < 2; l++) {
+    rs_context *c = staged_context_threads(ctx, lanes[l]);
+    CHECK(c != NULL);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !rs_t_.failed; i++)
+      for (int into = 0; into < 2; into++) host_copy_once(c, sizes[i], into, 40 + i);
+    if (rs_t_.failed) printf("    (%s lanes)\n", lanes[l]);
     nothing_left(c);
     rs_context_destroy(c);
     CHECK_PASSING();
@@ -180,6 +241,7 @@ static void test_bad_setting(rs_context *ctx) {
   }
 }
 
-static const rs_test_case tests[] = {RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_directions_and_streams),
+static const rs_test_case tests[] = {RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_claimed_slices),
+                                     RS_TEST(test_host_copy_lanes), RS_TEST(test_directions_and_streams),
                                      RS_TEST(test_arena_walk), RS_TEST(test_strided), RS_TEST(test_bad_setting)};
 RS_TEST_MAIN(tests)

@@ -65,6 +65,38 @@ static void chunk_copies_untimed(rs_context *ctx, int64_t copies) {
   CHECK_EQ_I64(chunk, copies);
 }
 
+/* The run's schedule, from the ledger's entries (streamed.h): every chunk's copy in on one
+ * stream, every copy out on another, and the steps' kernels on neither, over at most
+ * `streams` streams of their own. */
+static void copies_on_two_streams(rs_context *ctx, int streams) {
+  int64_t count = 0, dropped = 0, h2d = 0, d2h = 0;
+  CHECK_OK(rs_ledger_count(ctx, &count, &dropped));
+  CHECK_EQ_I64(dropped, 0);
+  void *in = NULL, *out = NULL, *step[RS_STREAMED_MAX_STREAMS];
+  int steps = 0;
+  rs_ledger_entry e;
+  for (int64_t i = 0; i < count; i++) {
+    CHECK_OK(rs_ledger_entry_at(ctx, i, &e));
+    if (e.kind == RS_ENTRY_COPY && strcmp(e.cause, "rs_streamed_run") == 0) {
+      void **seen = e.dir == RS_H2D ? &in : &out;
+      if (!*seen) *seen = e.stream;
+      CHECK_MSG(e.stream == *seen, "entry %lld: a copy %s on a stream of its own", (long long)i,
+                e.dir == RS_H2D ? "in" : "out");
+      *(e.dir == RS_H2D ? &h2d : &d2h) += 1;
+    } else if (e.kind == RS_ENTRY_KERNEL) {
+      int k = 0;
+      while (k < steps && step[k] != e.stream) k++;
+      if (k == steps) {
+        CHECK_MSG(steps < streams, "the steps ran on more than %d streams", streams);
+        step[steps++] = e.stream;
+      }
+    }
+  }
+  CHECK(h2d > 0 && d2h > 0);
+  CHECK_MSG(in != out, "copies in and out on one stream");
+  for (int k = 0; k < steps; k++) CHECK_MSG(step[k] != in && step[k] != out, "a step on a copy stream");
+}
+
 /* In place over n floats; checks values, the report and the ledger. */
 static void seed_run(rs_context *ctx, int pinned, int64_t n, const rs_streamed_options *o) {
   rs_array *a = make_host(ctx, pinned, n);
@@ -97,6 +129,8 @@ static void seed_run(rs_context *ctx, int pinned, int64_t n, const rs_streamed_o
   CHECK_EQ_I64(rep.bytes_h2d, n * 4);
   CHECK_EQ_I64(rep.bytes_d2h, n * 4);
   CHECK(rep.hidden_ms >= 0 && rep.hidden_ms <= rep.copy_ms + 1e-9);
+  copies_on_two_streams(ctx, rep.streams);
+  CHECK_PASSING();
   chunk_copies_untimed(ctx, 2 * rep.chunks);
 }
 

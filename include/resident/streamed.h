@@ -16,8 +16,11 @@
  *
  * Chunks are ranges of rows (axis 0) of src and dst, which must be C-contiguous host
  * arrays (pageable or pinned; mapped counts as pinned) of one context with the same
- * number of rows. The step is written once for a chunk and is called once per chunk,
- * on the chunk's stream:
+ * number of rows. Every copy in goes through one stream of the run, in chunk order, and
+ * every copy out through another, so that each direction's copies run back to back; the
+ * steps run on `streams` streams of their own, chunk i on stream i % streams, each with
+ * its own buffers (so `streams` is also how many chunks are in flight at once). The step
+ * is written once for a chunk and is called once per chunk, with the chunk's stream:
  *   - in:  a device array holding src's rows [first, first + rows) (the shape of src
  *          with axis 0 = rows), filled when the work queued on s runs.
  *   - out: a device array of dst's rows of the chunk, copied to dst after the step. When
@@ -30,10 +33,10 @@
  *   - The step must not release in or out, synchronize the device, or keep a
  *     reference to them past its return (the run checks the handles after each step).
  *
- * Ordering, guaranteed by the run: a chunk's step is queued after its copy in on the
- * same stream, so no chunk is read before its copy finished; a device buffer or pinned
- * staging buffer is refilled only after the copies that read it have completed (stream
- * order and events). Pageable host memory is staged through pinned buffers of the run
+ * Ordering, guaranteed by the run (events between its streams): a chunk's step waits
+ * for its copy in and its copy out for the step, so no chunk is read before its copy
+ * finished; a device buffer or pinned staging buffer is refilled only after the copies
+ * and steps that used it have completed. Pageable host memory is staged through pinned buffers of the run
  * (the host-side memcpy of chunk i+1 overlaps the device work of chunk i), so pageable
  * and pinned arrays both stream.
  *
@@ -81,7 +84,9 @@ typedef rs_status (*rs_streamed_step)(rs_array *in, rs_array *out, rs_stream *s,
 
 typedef struct rs_streamed_options {
   int64_t chunk_rows; /* rows (axis-0 entries) per chunk, 1..rows, or RS_STREAMED_AUTO */
-  int streams;        /* streams the chunks rotate over, 1..RS_STREAMED_MAX_STREAMS, or RS_STREAMED_AUTO */
+  int streams;        /* streams the chunks' steps rotate over (each with its own buffers: the
+                         chunks in flight), 1..RS_STREAMED_MAX_STREAMS, or RS_STREAMED_AUTO;
+                         the copies take two more streams */
 } rs_streamed_options;
 
 /* Both chosen by the run (what options = NULL means). */
@@ -91,7 +96,7 @@ typedef struct rs_streamed_options {
 typedef struct rs_streamed_report {
   int64_t chunks;       /* chunks run (the probe chunk included) */
   int64_t chunk_rows;   /* rows per chunk (the last may be shorter; the probe is) */
-  int streams;          /* streams used */
+  int streams;          /* streams the steps used (the copies used two more) */
   int64_t copies;       /* chunk copies recorded by the ledger: 2 x chunks */
   int64_t bytes_h2d, bytes_d2h;
   double wall_ms;       /* host time of the whole call */

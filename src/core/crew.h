@@ -1,10 +1,16 @@
 /* Internal: a crew of persistent threads that run one job at a time, each thread on its
- * own lane (lane 0 is the caller). Unlike the thread pool, whose helpers claim small
- * pieces of shared work, every lane runs the whole job and knows its place in it (the
- * pageable staging gives each lane its share of every piece, and one lane each piece's
- * wait), and a job costs one wake-up per thread instead of one per piece. Threads spin
- * for a short while after a job before they sleep, so back-to-back jobs (copies in a
- * loop) start at once. */
+ * own lane (lane 0 is the caller). Unlike the thread pool, which lists jobs for helpers
+ * that several callers share, a crew serves one caller and a job costs one wake-up per
+ * thread instead of one per piece of work.
+ *
+ * A job is open while the caller's own lane runs it: a thread joins only while it is open
+ * and takes its work from the job by claims (a shared counter), so a thread that wakes
+ * late (a descheduled vCPU wakes 30 us and more after the others) finds the job closed or
+ * nothing left to claim, and the caller never waits for it. So a job must be complete
+ * whichever lanes join, none but lane 0 included, and all of its work must be claimed
+ * when lane 0's call returns; the caller then waits only for the lanes inside. Threads
+ * spin for a short while after a job before they sleep, so back-to-back jobs (copies in
+ * a loop) start at once. */
 #ifndef RS_CORE_CREW_H
 #define RS_CORE_CREW_H
 
@@ -23,10 +29,12 @@ typedef struct rs_crew {
   pthread_t threads[RS_CREW_MAX_LANES];
   int lanes;   /* including the caller's lane 0 */
   int started; /* threads actually started (lanes - 1 on success) */
-  _Atomic uint64_t seq;      /* job number: a change means "go" */
-  _Atomic int remaining;     /* threads still on the current job */
+  /* The job number, a closed bit and the count of threads inside the job, in one word so
+   * that a thread joins (adds one) only if the job it saw is still the current one and
+   * open: see crew.c. */
+  _Atomic uint64_t gate;
   _Atomic int stop;
-  rs_crew_fn fn;
+  rs_crew_fn fn; /* the current job's: set before it opens, read only by threads inside */
   void *arg;
 } rs_crew;
 
@@ -46,8 +54,10 @@ static inline void rs_crew_pause(void) {
 rs_status rs_crew_start(rs_crew *c, int lanes, const char *who);
 void rs_crew_stop(rs_crew *c);
 
-/* fn(lane, arg) on every lane at once; returns when all have returned. One job at a
- * time: callers serialize (the staging lock). */
+/* fn(0, arg) on the caller, and fn(lane, arg) on each thread that joins while that call
+ * runs (any number of them, none included); returns when the caller's call has returned
+ * and every thread that joined has left. No thread touches fn or arg after that. One job
+ * at a time: callers serialize (the staging lock). */
 void rs_crew_run(rs_crew *c, rs_crew_fn fn, void *arg);
 
 #endif

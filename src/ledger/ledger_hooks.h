@@ -17,12 +17,17 @@ typedef struct rs_copy_cause {
    * stream), for copies that overlap others and are timed by their caller (a streamed
    * run's chunks: streamed.h). 0 (the default) where RS_TIME_COPIES is on. */
   int untimed;
+  /* 1: the caller synchronizes the copy's stream before either side's memory can be
+   * released or reused (a streamed run drains its streams before it returns and frees its
+   * buffers), so the memory layer records no use event after the copy: each is a command
+   * on the copy stream, between two DMAs that would otherwise run back to back. */
+  int caller_waits;
 } rs_copy_cause;
 
-#define RS_EXPLICIT(call) ((rs_copy_cause){0, (call), -1, 0})
+#define RS_EXPLICIT(call) ((rs_copy_cause){0, (call), -1, 0, 0})
 /* A copy the library makes because an op or a launch needs the data (arg: the kernel
  * argument's index, or -1). */
-#define RS_IMPLICIT(what, arg) ((rs_copy_cause){1, (what), (arg), 0})
+#define RS_IMPLICIT(what, arg) ((rs_copy_cause){1, (what), (arg), 0, 0})
 
 /* Lifetime of the ledger's and the guard's state (ledger/state.h), in the storage
  * ctx->ledger and ctx->guard point to (given by src/context). */

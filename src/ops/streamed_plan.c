@@ -55,7 +55,7 @@ rs_status rs_streamed_probe(rs_streamed_run_state *r, int64_t probe_rows, int64_
     if (r->rep->failed_chunk == -1) r->rep->failed_chunk = 0;
     return st;
   }
-  RS_TRY(rs_streamed_slot_drain(r, s)); /* the probe's results are in dst now */
+  RS_TRY(rs_streamed_drain(r)); /* the probe's results are in dst now */
   r->rep->chunks = 1;
   r->rep->rows_done = probe_rows;
   int64_t rest = r->rows - probe_rows;

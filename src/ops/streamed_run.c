@@ -78,10 +78,7 @@ static void fill_times(rs_streamed_run_state *r, int64_t chunks) {
       if (best[k] < 0 || per_row < best[k]) best[k] = per_row;
     }
   }
-  for (int i = 0; i < r->nslots; i++) {
-    double end = elapsed(rs_streamed_ev(r, 0, 0), r->slots[i].end);
-    if (end > rep->span_ms) rep->span_ms = end;
-  }
+  rep->span_ms = elapsed(rs_streamed_ev(r, 0, 0), r->end);
   rep->copy_ms = (best[0] + best[2]) * (double)r->rows;
   rep->step_ms = best[1] * (double)r->rows;
   double hidden = rep->copy_ms + rep->step_ms - rep->span_ms;
@@ -95,9 +92,14 @@ static void cleanup(rs_streamed_run_state *r) {
     rs_array_release(s->dev_in);
     rs_array_release(s->stage_in);
     rs_array_release(s->stage_out);
-    rs_event_destroy(s->end);
+    rs_event_destroy(s->loaded);
+    rs_event_destroy(s->computed);
+    rs_event_destroy(s->freed);
     rs_stream_give_back(s->stream);
   }
+  rs_event_destroy(r->end);
+  rs_stream_give_back(r->copy_in);
+  rs_stream_give_back(r->copy_out);
   for (int64_t i = 0; i < r->ev_cap; i++) rs_event_destroy(r->ev[i]);
   free(r->ev);
   free(r->chunk_rows_of);
@@ -133,12 +135,10 @@ static rs_status run_chunks(rs_streamed_run_state *r, int64_t first, int64_t ind
     r->rep->chunks = ++index;
   }
   /* Chunks before a failed one still complete: their rows are written whole. */
-  for (int i = 0; i < r->nslots; i++) {
-    rs_status d = rs_streamed_slot_drain(r, &r->slots[i]);
-    if (d != RS_OK && st == RS_OK) {
-      r->rep->failed_chunk = -2;
-      st = rs_fail_prefix(d, "%s: synchronizing the chunks: ", who);
-    }
+  rs_status d = rs_streamed_drain(r);
+  if (d != RS_OK && st == RS_OK) {
+    r->rep->failed_chunk = -2;
+    st = rs_fail_prefix(d, "%s: synchronizing the chunks: ", who);
   }
   r->rep->rows_done = r->rep->failed_chunk == -2 ? 0 : first;
   return st;
@@ -160,9 +160,11 @@ rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step s
   int64_t chunk_rows = options ? options->chunk_rows : RS_STREAMED_AUTO;
   int streams = options ? options->streams : RS_STREAMED_AUTO;
   int64_t first = 0, index = 0;
-  rs_status st = RS_OK;
+  rs_status st = rs_streamed_copy_streams(&r);
   int pageable = (src->buf->kind == RS_MEM_HOST) | (dst->buf->kind == RS_MEM_HOST) << 1;
-  if (chunk_rows == RS_STREAMED_AUTO && rs_streamed_plan_find(&r, pageable, &chunk_rows, &streams)) {
+  if (st != RS_OK) {
+    /* nothing queued */
+  } else if (chunk_rows == RS_STREAMED_AUTO && rs_streamed_plan_find(&r, pageable, &chunk_rows, &streams)) {
     rep->planned = 1; /* sizes a probe chose in an earlier run */
   } else if (chunk_rows == RS_STREAMED_AUTO) {
     int64_t probe = rs_streamed_probe_rows(&r);
@@ -185,7 +187,7 @@ rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step s
     rep->chunk_rows = chunk_rows;
     st = run_chunks(&r, first, index, chunk_rows);
   } else {
-    rs_streamed_slot_drain(&r, &r.slots[0]);
+    rs_streamed_drain(&r);
   }
   if (st == RS_OK) fill_times(&r, rep->chunks);
   cleanup(&r);

@@ -220,7 +220,7 @@ rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream,
   if (pageable || stage_src.ptr || stage_dst.ptr) {
     rs_status sync = ctx->vt->stream_synchronize(ctx->be, native);
     if (st == RS_OK) st = sync;
-  } else if (st == RS_OK) {
+  } else if (st == RS_OK && !cause->caller_waits) {
     /* Still queued: memory used on a stream other than its own must not be reused
      * before this copy is done (the memory layer records an event where needed). */
     rs_memory_note_use(dst->buf, native);

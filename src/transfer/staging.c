@@ -26,7 +26,7 @@
  * (bench/pageable's memcpy line). */
 #define RS_STAGING_HOST_COPY_MIN_BYTES ((size_t)1 << 20)
 /* Spins on a shared counter before a lane yields its core (more lanes than cores: the
- * tests run 5 lanes on 2 cores). */
+ * tests run 16 lanes on 2 cores). */
 #define RS_STAGING_SPINS 2000
 
 void rs_staging_init(rs_context *ctx) {
@@ -92,22 +92,40 @@ static rs_status rs_staging_prepare(rs_context *ctx) {
   return RS_OK;
 }
 
-/* One staged copy, shared by the lanes. Piece p lies at arena offset (base + p * piece)
- * mod the arena, and its pipeline index is k = p % RS_STAGING_INFLIGHT; lane l copies its
- * share of every piece. Per index, `sent` is the last piece whose DMA was queued with it,
- * `open` the piece that is ready (H2D: its bytes free to be filled; D2H: arrived, to be
- * emptied), `arrived` the lanes done with its current piece. The lane that opens piece p
- * (p % lanes) is the only one that waits on the index's event. */
+/* Slices: what a lane claims at a time, of `span` bytes (a piece, or a whole host copy).
+ * About two per lane in a span, so that the lanes that are there share it evenly and one
+ * that joins late or is descheduled in the middle holds up at most a small part of it
+ * (the others take the rest); never below 64 KiB, where a claim (an atomic add on a line
+ * every lane writes) and a slice's start would cost a noticeable part of its copy; whole
+ * cache lines, so that slices start on a line of the arena (pieces do) and no two lanes
+ * write one of its lines. A 512 KiB piece with 8 lanes: 8 slices of 64 KiB; 8 MiB: 16 of
+ * 512 KiB. */
+#define RS_STAGING_SLICE_MIN ((size_t)64 << 10)
+static size_t rs_slice_bytes(size_t span, int lanes) {
+  size_t slice = (span / (2 * (size_t)lanes) + 63) / 64 * 64;
+  return slice < RS_STAGING_SLICE_MIN ? RS_STAGING_SLICE_MIN : slice;
+}
+
+/* One staged copy, shared by the lanes that join it. Piece p lies at arena offset (base +
+ * p * piece) mod the arena, and its pipeline index is k = p % RS_STAGING_INFLIGHT. Work is
+ * claimed from `next`, one slice at a time, in order: claim c is slice c % slices of piece
+ * c / slices (the last piece may have fewer). Per index, `sent` is the last piece whose DMA
+ * was queued with it, `open` the piece that is ready (H2D: its bytes free to be filled;
+ * D2H: arrived, to be emptied), `arrived` the slices of its current piece done. Whoever
+ * claims slice 0 of piece p opens it, and is the only one that waits on the index's event
+ * for it; whoever completes its last slice queues the next DMA with its index. */
 typedef struct rs_staged_job {
   rs_context *ctx;
   rs_copy_dir dir;
   char *dst;
   const char *src;
   size_t bytes, piece, pieces, base;
-  int lanes;
+  size_t slice, slices; /* per piece (a full one) */
+  size_t claims;        /* slices of the whole copy */
   void *stream;
+  _Atomic size_t next;
   _Atomic long long sent[RS_STAGING_INFLIGHT], open[RS_STAGING_INFLIGHT];
-  _Atomic int arrived[RS_STAGING_INFLIGHT];
+  _Atomic size_t arrived[RS_STAGING_INFLIGHT];
   _Atomic int failed;
   rs_status status;  /* the first failure, under `lock` */
   char message[256]; /* its message: lanes run on other threads, whose rs_last_error is their own */
@@ -185,21 +203,33 @@ static void rs_copy_into_pinned(void *dst, const void *src, size_t n, size_t blo
   else rs_host_copy_streaming(dst, src, n);
 }
 
-static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
-  for (size_t p = 0; p < j->pieces && !atomic_load(&j->failed); p++) {
+/* Slices in piece p. */
+static size_t rs_piece_slices(const rs_staged_job *j, size_t p) {
+  return (rs_piece_len(j, p) + j->slice - 1) / j->slice;
+}
+
+/* Claims until none is left (or the job failed: then each lane leaves at its next claim
+ * or wait, and what is left unclaimed is dropped). No wait here depends on a later claim:
+ * opening piece p waits for a DMA queued at the start or once every slice of piece p - 4
+ * was done, and a slice waits for its piece's opener; all of those were claimed before,
+ * by lanes that are running. So whoever has joined, lane 0 alone included, gets through. */
+static rs_status rs_lane_pieces(rs_staged_job *j) {
+  while (!atomic_load(&j->failed)) {
+    const size_t c = atomic_fetch_add(&j->next, 1);
+    if (c >= j->claims) break;
+    const size_t p = c / j->slices, at = c % j->slices * j->slice;
     const int k = (int)(p % RS_STAGING_INFLIGHT);
-    if ((size_t)lane == p % (size_t)j->lanes) RS_TRY(rs_piece_open(j, p));
-    if (!rs_await(j, &j->open[k], (long long)p)) return RS_OK;
-    /* this lane's share: whole cache lines, the last lane takes the rest */
-    const size_t len = rs_piece_len(j, p), share = len / (size_t)j->lanes / 64 * 64;
-    const size_t at = (size_t)lane * share, n = lane == j->lanes - 1 ? len - at : share;
+    if (at == 0) RS_TRY(rs_piece_open(j, p));
+    if (!rs_await(j, &j->open[k], (long long)p)) break;
+    const size_t len = rs_piece_len(j, p), n = len - at < j->slice ? len - at : j->slice;
     char *home = rs_piece_home(j, p);
     /* Into the caller's array: streaming stores, no destination line read before it is
      * written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
-    if (n && j->dir == RS_DIR_H2D) rs_copy_into_pinned(home + at, j->src + p * j->piece + at, n, j->piece);
-    else if (n) rs_host_copy_streaming(j->dst + p * j->piece + at, home + at, n);
-    if (atomic_fetch_add(&j->arrived[k], 1) + 1 < j->lanes) continue;
-    /* the last lane of the piece: the next DMA with this index */
+    if (j->dir == RS_DIR_H2D) rs_copy_into_pinned(home + at, j->src + p * j->piece + at, n, j->piece);
+    else rs_host_copy_streaming(j->dst + p * j->piece + at, home + at, n);
+    if (atomic_fetch_add(&j->arrived[k], 1) + 1 < rs_piece_slices(j, p)) continue;
+    /* the piece's last slice: the next DMA with this index (a slice of piece p + 4 counts
+     * only once that piece is open, which waits for this DMA's `sent`) */
     atomic_store(&j->arrived[k], 0);
     if (j->dir == RS_DIR_H2D) RS_TRY(rs_piece_send(j, p));
     else if (p + RS_STAGING_INFLIGHT < j->pieces) RS_TRY(rs_piece_send(j, p + RS_STAGING_INFLIGHT));
@@ -209,7 +239,7 @@ static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
 
 static void rs_lane_run(int lane, void *arg) {
   rs_staged_job *j = arg;
-  rs_status st = rs_lane_pieces(j, lane);
+  rs_status st = rs_lane_pieces(j);
   if (st != RS_OK) rs_job_fail(j, st, lane);
 }
 
@@ -248,7 +278,11 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
     /* The next whole piece from the cursor: pieces of one copy tile the arena. */
     size_t base = (s->cursor + piece - 1) / piece * piece % RS_STAGING_ARENA_BYTES;
     rs_staged_job j = {.ctx = ctx, .dir = dir, .dst = dst, .src = src, .bytes = bytes, .piece = piece,
-                       .pieces = (bytes + piece - 1) / piece, .base = base, .lanes = s->lanes, .stream = stream};
+                       .pieces = (bytes + piece - 1) / piece, .base = base, .stream = stream};
+    j.slice = rs_slice_bytes(piece, s->lanes);
+    j.slices = (piece + j.slice - 1) / j.slice;
+    j.claims = (j.pieces - 1) * j.slices + rs_piece_slices(&j, j.pieces - 1);
+    atomic_init(&j.next, 0);
     pthread_mutex_init(&j.lock, NULL);
     st = rs_job_start(&j);
     if (st == RS_OK) {
@@ -267,9 +301,9 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
 typedef struct {
   char *dst;
   const char *src;
-  size_t bytes;
-  int lanes;
+  size_t bytes, slice, slices;
   int into_staging; /* see rs_staging_host_copy */
+  _Atomic size_t next; /* the next slice to claim */
 } rs_host_job;
 
 static void rs_host_copy_part(const rs_host_job *h, size_t off, size_t len) {
@@ -277,17 +311,22 @@ static void rs_host_copy_part(const rs_host_job *h, size_t off, size_t len) {
   else rs_host_copy_streaming(h->dst + off, h->src + off, len);
 }
 
+/* Slices by claims, as for a staged copy's pieces (rs_slice_bytes). */
 static void rs_host_lane(int lane, void *arg) {
-  const rs_host_job *h = arg;
-  /* Shares in whole cache lines, the last lane takes the rest. */
-  size_t share = h->bytes / (size_t)h->lanes / 64 * 64;
-  size_t off = (size_t)lane * share, len = lane == h->lanes - 1 ? h->bytes - off : share;
-  if (len) rs_host_copy_part(h, off, len);
+  rs_host_job *h = arg;
+  (void)lane;
+  for (size_t c; (c = atomic_fetch_add(&h->next, 1)) < h->slices;) {
+    const size_t off = c * h->slice;
+    rs_host_copy_part(h, off, h->bytes - off < h->slice ? h->bytes - off : h->slice);
+  }
 }
 
 void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, int into_staging) {
   rs_staging *s = ctx->staging;
-  rs_host_job h = {dst, src, bytes, s->lanes, into_staging};
+  const size_t slice = rs_slice_bytes(bytes, s->lanes);
+  rs_host_job h = {.dst = dst, .src = src, .bytes = bytes, .slice = slice, .slices = (bytes + slice - 1) / slice,
+                   .into_staging = into_staging};
+  atomic_init(&h.next, 0);
   pthread_mutex_lock(&s->lock);
   if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK)
     rs_crew_run(&s->crew, rs_host_lane, &h);

@@ -3,12 +3,16 @@
  * The device cannot read pageable memory directly: the driver copies it through its own
  * small pinned buffers on one thread (about 8 GB/s H2D on the H200). Here a copy is cut
  * into pieces that go through a pinned arena, reused across calls. A crew of host
- * threads (lanes) fills each piece together, each lane its share, and the last lane to
- * finish sends the whole piece with one DMA (H2D) while the lanes go on to the next; or
- * the DMAs run ahead and the lanes empty each piece together as it arrives (D2H). The
- * memcpy rate of one thread (6-20 GB/s) is what limits the driver's path; several lanes
- * at once go past the link, and one DMA, one event and one wait per piece (not per lane's
- * share) keep the driver's own serialized calls few.
+ * threads (lanes) fills each piece together, taking slices of it in turn from a shared
+ * counter, and the lane that finishes its last slice sends the whole piece with one DMA
+ * (H2D) while the lanes go on to the next; or the DMAs run ahead and the lanes empty each
+ * piece together as it arrives (D2H). The memcpy rate of one thread (6-20 GB/s) is what
+ * limits the driver's path; several lanes at once go past the link, and one DMA, one
+ * event and one wait per piece (not per slice) keep the driver's own serialized calls
+ * few. Slices are claimed, not fixed shares, so that a lane that wakes late (30 us and
+ * more on a busy VM, as long as a 1 MiB copy) leaves its part to the others instead of
+ * holding up the copy: the caller does the whole copy alone if no lane joins
+ * (core/crew.h).
  *
  * A DMA must not find the arena's lines in the cores' caches: it then snoops them one by
  * one and runs at a third of the link's speed (on the H200's host, 8 x 1 MiB from pinned
