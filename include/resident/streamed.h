@@ -122,8 +122,9 @@ typedef struct rs_streamed_report {
  * quarter of the rows; at least 1 row): its copy and step
  * times, measured with events, and the host time to queue it give the chunk count that
  * balances the pipeline's fill and drain (one chunk's stages) against the per-chunk
- * cost (about 20 us a chunk on an H200); 3 streams (one chunk copying in, one computing,
- * one copying out: on the H200 3 beat 2, 4, 6 and 8 at every chunk count), fewer if there
+ * cost (about 20 us a chunk on an H200); 3 streams for the steps, so 3 chunks in flight
+ * (one copying in, one computing, one copying out: on the H200 3 were as fast as 2, 4, 6
+ * and 8 or faster at almost every chunk count), 4 with a pageable side; fewer if there
  * are fewer chunks. The choice is remembered (process-wide, 16 plans): a later run of the same step
  * and user data over the same shapes and memory kinds reuses it without a probe (the
  * user pointer is part of the key: user data at one address that stands for different

@@ -15,8 +15,10 @@
  * raw CUDA version's too) are those where (fill + drain) / n and n x 20 us balance. */
 #define RS_STREAMED_GAP_MS 0.02
 #define RS_STREAMED_MAX_CHUNKS 1024
-/* Three streams: in the same sweep 3 beat 2, 4, 6 and 8 at every chunk count from 12 up,
- * raw and resident alike (one chunk copying in, one computing, one copying out). A pageable
+/* Three slots (streams for the steps, each with its buffers): in the same sweep 3 beat 2,
+ * 4, 6 and 8 at every chunk count from 12 up, raw and resident alike (one chunk copying
+ * in, one computing, one copying out), and with the copies on streams of their own
+ * (2026-12-02) 3 were still as fast as any other count but for a few noisy points. A pageable
  * side adds a stage on the host (the copy through pinned memory), and one slot more keeps
  * it busy: 1 GiB pageable ran 77 ms over 4 streams, 96-103 ms over 3. */
 int rs_streamed_default_streams(const rs_streamed_run_state *r) {
