@@ -146,7 +146,6 @@ static void raw_copy_streams(Raw &r, float *host, size_t n, int kernels, int chu
     CK(cudaMemcpyAsync(host + off, buf, len * 4, cudaMemcpyDeviceToHost, r.st[1]));
     CK(cudaEventRecord(r.freed[b], r.st[1]));
   }
-  CK(cudaStreamSynchronize(r.st[1]));
   for (int i = 0; i < 8; i++) CK(cudaStreamSynchronize(r.st[i]));
 }
 

@@ -162,11 +162,9 @@ rs_status rs_streamed_run(rs_array *dst, const rs_array *src, rs_streamed_step s
   int64_t first = 0, index = 0;
   rs_status st = rs_streamed_copy_streams(&r);
   int pageable = (src->buf->kind == RS_MEM_HOST) | (dst->buf->kind == RS_MEM_HOST) << 1;
-  if (st != RS_OK) {
-    /* nothing queued */
-  } else if (chunk_rows == RS_STREAMED_AUTO && rs_streamed_plan_find(&r, pageable, &chunk_rows, &streams)) {
+  if (st == RS_OK && chunk_rows == RS_STREAMED_AUTO && rs_streamed_plan_find(&r, pageable, &chunk_rows, &streams)) {
     rep->planned = 1; /* sizes a probe chose in an earlier run */
-  } else if (chunk_rows == RS_STREAMED_AUTO) {
+  } else if (st == RS_OK && chunk_rows == RS_STREAMED_AUTO) {
     int64_t probe = rs_streamed_probe_rows(&r);
     int asked = streams;
     st = rs_streamed_probe(&r, probe, &chunk_rows, &streams);
