@@ -83,8 +83,8 @@ static void test_sizes(rs_context *ctx) {
 
 /* Every lane count from 1 to 5 with sizes around the threshold (1 MiB) and below it, fewer
  * pieces than are in flight, exact multiples of a piece and ragged tails: the lanes claim
- * slices of every piece, whoever claims a piece's first slice opens it and whoever
- * finishes its last sends it, and whichever lanes take part must make the same bytes. */
+ * slices of every piece, the caller's lane sends each piece's DMA and watches them arrive,
+ * and whichever lanes take part must make the same bytes. */
 static void test_lanes(rs_context *ctx) {
   const int64_t sizes[] = {256 << 10, (1 << 20) + 1, (3 << 20) + 4097, (8 << 20) - 1, 8 << 20, 16 << 20};
   for (int lanes = 1; lanes <= 5; lanes++) {
@@ -106,11 +106,17 @@ static void test_lanes(rs_context *ctx) {
  * lines): with 16 lanes (more than this machine's cores: lanes wake late, and the others
  * take their slices), 3 (slices that do not divide a piece) and the caller alone, sizes
  * around piece and slice boundaries. 512 KiB pieces up to 4 MiB (16 lanes: 8 slices of
- * 64 KiB; 1 lane: 2 of 256 KiB), 1 MiB pieces up to 8 MiB, 8 MiB pieces above 32 MiB. */
+ * 64 KiB; 1 lane: 2 of 256 KiB), 1 MiB pieces up to 8 MiB, 8 MiB pieces above 32 MiB.
+ * Copies start with a ramp of pieces from 128 KiB up to half a piece and end with one
+ * down to 128 KiB, whole pieces and a remainder between (512 KiB pieces: 128 and 256 KiB,
+ * then whole ones from 384 KiB, the remainder, 256 and 128 KiB; 1 MiB pieces: ramps of 3;
+ * 2 MiB pieces (8-16 MiB copies): ramps of 4), so sizes just off those edges. */
 static void test_claimed_slices(rs_context *ctx) {
   const int64_t K = 1 << 10, M = 1 << 20;
   const int64_t sizes[] = {M,         M + 1,       M + 64 * K,          M + 64 * K + 1,     M + 256 * K - 1,
-                           M + 87424, 4 * M - 65,  2 * M + 512 * K - 64, 4 * M + 64 * K + 3, 36 * M + 256 * K + 1};
+                           M + 87424, 4 * M - 65,  2 * M + 512 * K - 64, 4 * M + 64 * K + 3, 36 * M + 256 * K + 1,
+                           M + 384 * K + 1, M + 256 * K,   5 * M - 1,           4 * M + 896 * K,    4 * M + 1792 * K + 1,
+                           10 * M - 256 * K + 1};
   const char *lanes[] = {"16", "3", "1"};
   for (int l = 0; l < 3; l++) {
     rs_context *c = staged_context_threads(ctx, lanes[l]);
@@ -122,6 +128,40 @@ static void test_claimed_slices(rs_context *ctx) {
     nothing_left(c);
     rs_context_destroy(c);
     CHECK_PASSING();
+  }
+}
+
+/* How copies are cut into pieces: ramps from 128 KiB up to half a piece at the start and
+ * down to 128 KiB at the end, whole pieces (about a copy's eighth, 512 KiB to 8 MiB) and
+ * one remainder between; every byte in exactly one piece. */
+static void test_cut(rs_context *ctx) {
+  (void)ctx;
+  const size_t K = 1 << 10, M = 1 << 20;
+  size_t len[256];
+  /* 1 MiB: 512 KiB pieces, ramps of 2, no whole piece, a remainder of 256 KiB. */
+  const size_t one[] = {128 * K, 256 * K, 256 * K, 256 * K, 128 * K};
+  CHECK_EQ_I64((int64_t)rs_staging_cut(M, 8, len, 256), 5);
+  for (int i = 0; i < 5; i++) CHECK_EQ_I64((int64_t)len[i], (int64_t)one[i]);
+  /* 64 MiB: 8 MiB pieces, ramps of 6, 6 whole pieces and a remainder of 256 KiB. */
+  const size_t big[] = {128 * K, 256 * K, 512 * K, M,       2 * M,   4 * M,   8 * M,   8 * M,   8 * M,  8 * M,
+                        8 * M,   8 * M,   256 * K, 4 * M,   2 * M,   M,       512 * K, 256 * K, 128 * K};
+  CHECK_EQ_I64((int64_t)rs_staging_cut(64 * M, 8, len, 256), 19);
+  for (int i = 0; i < 19; i++) CHECK_MSG(len[i] == big[i], "64 MiB, piece %d: %zu bytes, want %zu", i, len[i], big[i]);
+  /* Many sizes: the shape and the sum. */
+  const size_t sizes[] = {M, M + 1, 2 * M - 1, 4 * M + 1, 5 * M - 1, 8 * M, 16 * M + 4097, 40 * M + 7, 256 * M + 3, 1024 * M};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t n = rs_staging_cut(sizes[i], 8, len, 256), sum = 0, top = 0;
+    CHECK(n >= 2 && n <= 256);
+    for (size_t p = 0; p < n; p++) {
+      sum += len[p];
+      if (len[p] > top) top = len[p];
+    }
+    CHECK_MSG(sum == sizes[i], "%zu bytes cut into pieces of %zu", sizes[i], sum);
+    CHECK_MSG(len[0] == 128 * K && len[n - 1] == 128 * K, "%zu bytes: pieces of %zu first and %zu last", sizes[i],
+              len[0], len[n - 1]);
+    CHECK_MSG(top <= 8 * M && len[1] == 256 * K && len[n - 2] == 256 * K,
+              "%zu bytes: pieces up to %zu, %zu second and %zu last but one", sizes[i], top, len[1], len[n - 2]);
+    if (rs_t_.failed) return;
   }
 }
 
@@ -241,7 +281,7 @@ static void test_bad_setting(rs_context *ctx) {
   }
 }
 
-static const rs_test_case tests[] = {RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_claimed_slices),
+static const rs_test_case tests[] = {RS_TEST(test_cut), RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_claimed_slices),
                                      RS_TEST(test_host_copy_lanes), RS_TEST(test_directions_and_streams),
                                      RS_TEST(test_arena_walk), RS_TEST(test_strided), RS_TEST(test_bad_setting)};
 RS_TEST_MAIN(tests)

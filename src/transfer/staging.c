@@ -9,10 +9,10 @@
 #include "transfer/staging.h"
 
 /* The arena: pieces tile it (a piece is a power of two that divides it), so piece p's
- * bytes were last used by piece p - ARENA / piece, at least RS_STAGING_INFLIGHT pieces
- * before: the waits below cover them. */
+ * bytes were last used by piece p - ARENA / piece, 4 pieces before or more: the waits
+ * below cover them. */
 #define RS_STAGING_ARENA_BYTES ((size_t)32 << 20)
-#define RS_STAGING_PIECE_MAX (RS_STAGING_ARENA_BYTES / RS_STAGING_INFLIGHT)
+#define RS_STAGING_PIECE_MAX (RS_STAGING_ARENA_BYTES / 4)
 /* Pieces: about 8 per copy so that the pipeline fills and drains quickly, never below
  * 512 KiB (a DMA's queueing, an event record and a wait cost about as much as 256 KiB
  * crossing the link; half a MiB keeps the DMAs ahead of those calls) nor above 8 MiB. */
@@ -48,8 +48,8 @@ static void rs_staging_free_arena(rs_context *ctx) {
   for (int i = 0; i < RS_STAGING_INFLIGHT; i++) {
     if (s->event[i]) ctx->vt->event_destroy(ctx->be, s->event[i]);
     s->event[i] = NULL;
-    s->used[i] = 0;
   }
+  s->pending = 0;
   if (s->arena) ctx->vt->host_free(ctx->be, s->arena);
   s->arena = NULL;
 }
@@ -106,26 +106,67 @@ static size_t rs_slice_bytes(size_t span, int lanes) {
   return slice < RS_STAGING_SLICE_MIN ? RS_STAGING_SLICE_MIN : slice;
 }
 
-/* One staged copy, shared by the lanes that join it. Piece p lies at arena offset (base +
- * p * piece) mod the arena, and its pipeline index is k = p % RS_STAGING_INFLIGHT. Work is
- * claimed from `next`, one slice at a time, in order: claim c is slice c % slices of piece
- * c / slices (the last piece may have fewer). Per index, `sent` is the last piece whose DMA
- * was queued with it, `open` the piece that is ready (H2D: its bytes free to be filled;
- * D2H: arrived, to be emptied), `arrived` the slices of its current piece done. Whoever
- * claims slice 0 of piece p opens it, and is the only one that waits on the index's event
- * for it; whoever completes its last slice queues the next DMA with its index. */
+/* One staged copy, shared by the lanes that join it.
+ *
+ * Pieces. Piece p has its slot in the arena at (base + p * piece) mod the arena, and the
+ * index k = p % RS_STAGING_INFLIGHT of the event recorded after its DMA. `window` pieces
+ * are in flight at most: as many as the arena has slots (4 of 8 MiB pieces), at most
+ * RS_STAGING_INFLIGHT; a slot is refilled (H2D) or sent to again (D2H) once the piece a
+ * window before has gone through, which is its last user or came after it. The pieces at
+ * both ends are ramps: the first are 128 KiB, then twice that, up to half a piece, so
+ * that the first DMA starts once 128 KiB are copied instead of a whole piece (up to 8
+ * MiB, 200 us of the host's copying); the last halve down to 128 KiB again, so that
+ * what is left once the host has copied everything (H2D: the last DMA) or once the last
+ * DMA has arrived (D2H: copying it out) is small. Between them, whole pieces and one
+ * shorter piece for the remainder.
+ *
+ * Claims. Work is claimed from `next`, one slice at a time, in order: the slices of piece
+ * 0, then of piece 1, and so on. A slice is about a piece / (2 x lanes) (rs_slice_bytes),
+ * of its own piece's size for the ramps' pieces and the remainder.
+ *
+ * Lane 0 (the caller) alone talks to the driver: it sends each piece's DMA once its
+ * slices are done (H2D) or once the slot it goes to is empty (D2H), and polls the
+ * pieces' events, publishing in `done` how many DMAs have completed, in order. An H2D
+ * piece records its event only if a later piece will wait for it (or it is the last):
+ * every call to the driver costs 2-4 us of the copy on the H200's host. From
+ * other threads the same calls took 5-60 us each against 2 on the caller's thread (an
+ * H200 host, 2026-12-02), which delayed every DMA behind its piece. Lane 0 polls between
+ * small steps of its own slices and while it waits, so every wait of another lane ends
+ * by lane 0's work and lane 0 never waits for anything it does itself. */
+#define RS_STAGING_RAMP_FIRST ((size_t)128 << 10)
+#define RS_STAGING_RAMP_MAX 7
+/* Lane 0 copies in steps this long between its polls: about 2 us at one thread's rate. */
+#define RS_STAGING_STEP ((size_t)16 << 10)
+
+/* Where a piece lies in the copy and how it is cut into claims. */
+typedef struct rs_piece_geom {
+  size_t off, len;   /* in the copy */
+  size_t slice;      /* bytes a claim takes */
+  size_t slices;     /* claims of the piece */
+  size_t claim;      /* its first claim */
+} rs_piece_geom;
+
 typedef struct rs_staged_job {
   rs_context *ctx;
   rs_copy_dir dir;
   char *dst;
   const char *src;
-  size_t bytes, piece, pieces, base;
-  size_t slice, slices; /* per piece (a full one) */
-  size_t claims;        /* slices of the whole copy */
   void *stream;
-  _Atomic size_t next;
-  _Atomic long long sent[RS_STAGING_INFLIGHT], open[RS_STAGING_INFLIGHT];
-  _Atomic size_t arrived[RS_STAGING_INFLIGHT];
+  size_t bytes, piece, pieces, base;
+  size_t window; /* pieces in flight at most */
+  /* The pieces: `heads` ramp pieces, `wholes` whole pieces from byte whole_off and claim
+   * whole_claim (`slice` bytes a claim, `slices` claims each), then `ends` pieces (the
+   * remainder, if any, and the ramp down). */
+  rs_piece_geom head[RS_STAGING_RAMP_MAX], end[RS_STAGING_RAMP_MAX + 1];
+  int heads, ends;
+  size_t wholes, whole_off, whole_claim, slice, slices;
+  size_t claims;                              /* slices of the whole copy */
+  _Atomic size_t next;                        /* the next claim */
+  _Atomic size_t finished;                    /* slices done */
+  _Atomic size_t done;                        /* DMAs completed: pieces 0 .. done - 1 */
+  _Atomic long long ready[RS_STAGING_INFLIGHT]; /* per index: the last piece whose slices are all done */
+  _Atomic size_t arrived[RS_STAGING_INFLIGHT];  /* per index: slices done of its current piece */
+  size_t sent, polled;                        /* lane 0's: pieces sent; pieces seen complete */
   _Atomic int failed;
   rs_status status;  /* the first failure, under `lock` */
   char message[256]; /* its message: lanes run on other threads, whose rs_last_error is their own */
@@ -141,9 +182,11 @@ static void rs_job_fail(rs_staged_job *j, rs_status st, int lane) {
   pthread_mutex_unlock(&j->lock);
 }
 
-static size_t rs_piece_len(const rs_staged_job *j, size_t p) {
-  size_t off = p * j->piece;
-  return j->bytes - off < j->piece ? j->bytes - off : j->piece;
+static rs_piece_geom rs_piece_at(const rs_staged_job *j, size_t p) {
+  if (p < (size_t)j->heads) return j->head[p];
+  p -= (size_t)j->heads;
+  if (p >= j->wholes) return j->end[p - j->wholes];
+  return (rs_piece_geom){j->whole_off + p * j->piece, j->piece, j->slice, j->slices, j->whole_claim + p * j->slices};
 }
 
 /* Piece p's bytes in the arena. */
@@ -151,44 +194,92 @@ static char *rs_piece_home(const rs_staged_job *j, size_t p) {
   return j->ctx->staging->arena + (j->base + p * j->piece) % RS_STAGING_ARENA_BYTES;
 }
 
-/* Wait until *counter reaches `want` (or the job failed: 0). */
-static int rs_await(rs_staged_job *j, _Atomic long long *counter, long long want) {
-  for (int spins = 0; atomic_load(counter) < want; spins++) {
-    if (atomic_load(&j->failed)) return 0;
-    if (spins < RS_STAGING_SPINS) rs_crew_pause();
-    else sched_yield();
+/* Claim c's piece. */
+static size_t rs_claim_piece(const rs_staged_job *j, size_t c) {
+  size_t p = 0;
+  if (c < j->whole_claim) {
+    while (c >= j->head[p].claim + j->head[p].slices) p++;
+    return p;
   }
-  return 1;
+  if (c < j->whole_claim + j->wholes * j->slices) return (size_t)j->heads + (c - j->whole_claim) / j->slices;
+  while (c >= j->end[p].claim + j->end[p].slices) p++;
+  return (size_t)j->heads + j->wholes + p;
 }
 
-/* Queue piece p's DMA and record its index's event. */
+/* Lane 0: queue piece p's DMA and record its index's event. */
 static rs_status rs_piece_send(rs_staged_job *j, size_t p) {
   const rs_backend_vtable *vt = j->ctx->vt;
   rs_staging *s = j->ctx->staging;
   const int k = (int)(p % RS_STAGING_INFLIGHT);
-  const size_t off = p * j->piece, len = rs_piece_len(j, p);
+  const rs_piece_geom g = rs_piece_at(j, p);
   char *home = rs_piece_home(j, p);
-  if (j->dir == RS_DIR_H2D) RS_TRY(vt->copy_async(j->ctx->be, j->dst + off, home, len, RS_DIR_H2D, j->stream));
-  else RS_TRY(vt->copy_async(j->ctx->be, home, j->src + off, len, RS_DIR_D2H, j->stream));
+  if (j->dir == RS_DIR_H2D) RS_TRY(vt->copy_async(j->ctx->be, j->dst + g.off, home, g.len, RS_DIR_H2D, j->stream));
+  else RS_TRY(vt->copy_async(j->ctx->be, home, j->src + g.off, g.len, RS_DIR_D2H, j->stream));
+  j->sent = p + 1;
+  if (j->dir == RS_DIR_H2D && p + j->window >= j->pieces && p + 1 < j->pieces) return RS_OK; /* none waits for it */
   RS_TRY(vt->event_record(j->ctx->be, s->event[k], j->stream));
-  s->used[k] = 1;
-  atomic_store(&j->sent[k], (long long)p);
+  s->pending = k + 1;
   return RS_OK;
 }
 
-/* The opener of piece p: once the DMA queued before it with the same index is done (H2D:
- * piece p - 4's, the last to use bytes that piece p's overlap in this copy; D2H: piece
- * p's own), the piece is open. */
-static rs_status rs_piece_open(rs_staged_job *j, size_t p) {
-  rs_staging *s = j->ctx->staging;
+/* The piece a claim's slice may be copied once `done` passes it: H2D, the DMA a window
+ * before (its slot's last user, or a later one); D2H, its own. Returns the count `done`
+ * must reach (0: none to wait for). */
+static size_t rs_piece_waits_for(const rs_staged_job *j, size_t p) {
+  if (j->dir == RS_DIR_D2H) return p + 1;
+  return p >= j->window ? p - j->window + 1 : 0;
+}
+
+/* Lane 0: 1 if piece p (the next to send) can go: its slices are done (H2D) or the piece a
+ * window before it has been emptied (D2H; the first window at once). */
+static int rs_piece_can_go(const rs_staged_job *j, size_t p) {
   const int k = (int)(p % RS_STAGING_INFLIGHT);
-  const long long waited = j->dir == RS_DIR_H2D ? (long long)p - RS_STAGING_INFLIGHT : (long long)p;
-  if (waited >= 0) {
-    if (!rs_await(j, &j->sent[k], waited)) return RS_OK;
-    RS_TRY(j->ctx->vt->event_synchronize(j->ctx->be, s->event[k]));
+  if (j->dir == RS_DIR_H2D) return atomic_load(&j->ready[k]) == (long long)p;
+  return p < j->window ||
+         atomic_load(&j->ready[(p - j->window) % RS_STAGING_INFLIGHT]) == (long long)(p - j->window);
+}
+
+/* Lane 0's work for the others: send what can go, publish what has arrived. A D2H piece
+ * goes once its slot's previous piece (4 before) has been emptied; an H2D piece once its
+ * slices are done. */
+static rs_status rs_lane0_serve(rs_staged_job *j) {
+  for (int moved = 1; moved;) {
+    moved = 0;
+    if (j->sent < j->pieces && rs_piece_can_go(j, j->sent)) {
+      RS_TRY(rs_piece_send(j, j->sent));
+      moved = 1;
+    }
+    /* Completions in order (one a turn, between sends), polled only while a claim may
+     * wait for one (the one after the last claimed, at most); an event may since have
+     * been recorded again for a later piece of its index, whose completion implies this
+     * one's. An H2D's last DMAs are the copy path's to wait for. */
+    size_t c = atomic_load(&j->next);
+    if (c >= j->claims) c = j->claims - 1;
+    if (j->polled < j->sent && rs_piece_waits_for(j, rs_claim_piece(j, c)) > j->polled) {
+      int arrived = 0;
+      RS_TRY(j->ctx->vt->event_query(j->ctx->be, j->ctx->staging->event[j->polled % RS_STAGING_INFLIGHT], &arrived));
+      if (arrived) {
+        atomic_store(&j->done, ++j->polled);
+        moved = 1;
+      }
+    }
   }
-  atomic_store(&j->open[k], (long long)p);
   return RS_OK;
+}
+
+/* Until `done` exceeds `want` (0: the job failed). Lane 0 serves while it waits. */
+static int rs_wait_done(rs_staged_job *j, size_t want, int lane, rs_status *st) {
+  for (int spins = 0; atomic_load(&j->done) < want; spins++) {
+    if (atomic_load(&j->failed)) return 0;
+    if (lane == 0) {
+      if ((*st = rs_lane0_serve(j)) != RS_OK) return 0;
+    } else if (spins < RS_STAGING_SPINS) {
+      rs_crew_pause();
+    } else {
+      sched_yield();
+    }
+  }
+  return 1;
 }
 
 /* Bytes into pinned memory that a DMA reads next, part of a block (a piece, a streamed
@@ -203,61 +294,77 @@ static void rs_copy_into_pinned(void *dst, const void *src, size_t n, size_t blo
   else rs_host_copy_streaming(dst, src, n);
 }
 
-/* Slices in piece p. */
-static size_t rs_piece_slices(const rs_staged_job *j, size_t p) {
-  return (rs_piece_len(j, p) + j->slice - 1) / j->slice;
+/* One slice's bytes; lane 0 in steps, serving between them. */
+static rs_status rs_slice_copy(rs_staged_job *j, size_t p, size_t at, size_t n, int lane) {
+  char *home = rs_piece_home(j, p) + at;
+  const rs_piece_geom g = rs_piece_at(j, p);
+  const size_t off = g.off + at;
+  for (size_t done = 0; done < n;) {
+    size_t step = lane == 0 && n - done > RS_STAGING_STEP ? RS_STAGING_STEP : n - done;
+    /* Into the caller's array: streaming stores, no destination line read before it is
+     * written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
+    if (j->dir == RS_DIR_H2D) rs_copy_into_pinned(home + done, j->src + off + done, step, g.len);
+    else rs_host_copy_streaming(j->dst + off + done, home + done, step);
+    done += step;
+    if (lane == 0 && done < n) RS_TRY(rs_lane0_serve(j));
+  }
+  return RS_OK;
 }
 
 /* Claims until none is left (or the job failed: then each lane leaves at its next claim
- * or wait, and what is left unclaimed is dropped). No wait here depends on a later claim:
- * opening piece p waits for a DMA queued at the start or once every slice of piece p - 4
- * was done, and a slice waits for its piece's opener; all of those were claimed before,
- * by lanes that are running. So whoever has joined, lane 0 alone included, gets through. */
-static rs_status rs_lane_pieces(rs_staged_job *j) {
+ * or wait, and what is left unclaimed is dropped). A lane's wait is for a DMA, which lane
+ * 0 sends once the slices before it are done, all claimed earlier by lanes that are
+ * running; lane 0 serves in every wait. So whoever has joined, lane 0 alone included, gets
+ * through. Lane 0 then serves until every piece is sent and (D2H) every slice emptied. */
+static rs_status rs_lane_pieces(rs_staged_job *j, int lane) {
+  rs_status st = RS_OK;
   while (!atomic_load(&j->failed)) {
+    if (lane == 0) RS_TRY(rs_lane0_serve(j));
     const size_t c = atomic_fetch_add(&j->next, 1);
     if (c >= j->claims) break;
-    const size_t p = c / j->slices, at = c % j->slices * j->slice;
+    const size_t p = rs_claim_piece(j, c);
+    const rs_piece_geom g = rs_piece_at(j, p);
+    const size_t at = (c - g.claim) * g.slice;
     const int k = (int)(p % RS_STAGING_INFLIGHT);
-    if (at == 0) RS_TRY(rs_piece_open(j, p));
-    if (!rs_await(j, &j->open[k], (long long)p)) break;
-    const size_t len = rs_piece_len(j, p), n = len - at < j->slice ? len - at : j->slice;
-    char *home = rs_piece_home(j, p);
-    /* Into the caller's array: streaming stores, no destination line read before it is
-     * written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
-    if (j->dir == RS_DIR_H2D) rs_copy_into_pinned(home + at, j->src + p * j->piece + at, n, j->piece);
-    else rs_host_copy_streaming(j->dst + p * j->piece + at, home + at, n);
-    if (atomic_fetch_add(&j->arrived[k], 1) + 1 < rs_piece_slices(j, p)) continue;
-    /* the piece's last slice: the next DMA with this index (a slice of piece p + 4 counts
-     * only once that piece is open, which waits for this DMA's `sent`) */
-    atomic_store(&j->arrived[k], 0);
-    if (j->dir == RS_DIR_H2D) RS_TRY(rs_piece_send(j, p));
-    else if (p + RS_STAGING_INFLIGHT < j->pieces) RS_TRY(rs_piece_send(j, p + RS_STAGING_INFLIGHT));
+    if (!rs_wait_done(j, rs_piece_waits_for(j, p), lane, &st)) return st;
+    RS_TRY(rs_slice_copy(j, p, at, g.len - at < g.slice ? g.len - at : g.slice, lane));
+    if (atomic_fetch_add(&j->arrived[k], 1) + 1 == g.slices) {
+      /* The piece's last slice. The next piece of this index counts its slices only once
+       * this one's DMA has gone (H2D) or its own has arrived (D2H), after lane 0 sees this. */
+      atomic_store(&j->arrived[k], 0);
+      atomic_store(&j->ready[k], (long long)p);
+    }
+    atomic_fetch_add(&j->finished, 1);
+  }
+  if (lane != 0) return RS_OK;
+  while (!atomic_load(&j->failed) &&
+         (j->sent < j->pieces || (j->dir == RS_DIR_D2H && atomic_load(&j->finished) < j->claims))) {
+    RS_TRY(rs_lane0_serve(j));
+    rs_crew_pause();
   }
   return RS_OK;
 }
 
 static void rs_lane_run(int lane, void *arg) {
   rs_staged_job *j = arg;
-  rs_status st = rs_lane_pieces(j);
+  rs_status st = rs_lane_pieces(j, lane);
   if (st != RS_OK) rs_job_fail(j, st, lane);
 }
 
 /* Lock held. Before a job: no DMA of an earlier one (another stream, either direction)
- * still uses the arena; then a D2H queues its first pieces. */
+ * still uses the arena (the last event the last job recorded follows all of its DMAs on
+ * its stream, and that job waited for the ones before it). */
 static rs_status rs_job_start(rs_staged_job *j) {
   rs_staging *s = j->ctx->staging;
   for (int k = 0; k < RS_STAGING_INFLIGHT; k++) {
-    atomic_init(&j->sent[k], -1);
-    atomic_init(&j->open[k], -1);
+    atomic_init(&j->ready[k], -1);
     atomic_init(&j->arrived[k], 0);
-    if (s->used[k]) {
-      s->used[k] = 0;
-      RS_TRY(j->ctx->vt->event_synchronize(j->ctx->be, s->event[k]));
-    }
   }
-  if (j->dir == RS_DIR_D2H)
-    for (size_t p = 0; p < j->pieces && p < RS_STAGING_INFLIGHT; p++) RS_TRY(rs_piece_send(j, p));
+  if (s->pending) {
+    void *last = s->event[s->pending - 1];
+    s->pending = 0;
+    RS_TRY(j->ctx->vt->event_synchronize(j->ctx->be, last));
+  }
   return RS_OK;
 }
 
@@ -266,6 +373,55 @@ static size_t rs_piece_bytes(size_t bytes) {
   size_t piece = RS_STAGING_PIECE_MIN;
   while (piece < RS_STAGING_PIECE_MAX && piece * RS_STAGING_PIECES < bytes) piece *= 2;
   return piece;
+}
+
+/* A ramp or remainder piece of len bytes at *off, its claims from *claim. Its slices are
+ * one per lane, down to 32 KiB: the pieces at the ends hold up the whole copy (the first
+ * DMA waits for the first piece, the last copy out for the last one), so they are cut
+ * finer than whole pieces. */
+#define RS_STAGING_EDGE_SLICE_MIN ((size_t)32 << 10)
+static rs_piece_geom rs_edge_piece(size_t *off, size_t *claim, size_t len, int lanes) {
+  size_t slice = (len / (size_t)lanes + 63) / 64 * 64;
+  if (slice < RS_STAGING_EDGE_SLICE_MIN) slice = RS_STAGING_EDGE_SLICE_MIN;
+  rs_piece_geom g = {*off, len, slice, 0, *claim};
+  g.slices = (len + g.slice - 1) / g.slice;
+  *off += len;
+  *claim += g.slices;
+  return g;
+}
+
+/* The job's pieces and claims: where the copy has two whole pieces or more, ramps from
+ * 128 KiB up to half a piece and down again, whole pieces between them and one for the
+ * remainder; otherwise whole pieces, the last one shorter. */
+static void rs_job_cut(rs_staged_job *j, int lanes) {
+  const size_t P = j->piece;
+  int ramp = 0;
+  while (ramp < RS_STAGING_RAMP_MAX && (P >> (ramp + 1)) >= RS_STAGING_RAMP_FIRST && 2 * P <= j->bytes) ramp++;
+  size_t off = 0, claim = 0;
+  j->heads = ramp;
+  for (int i = 0; i < ramp; i++) j->head[i] = rs_edge_piece(&off, &claim, P >> (ramp - i), lanes);
+  /* The ramps take less than a piece each; whole pieces, then the remainder, then the
+   * ramp down. Without ramps the remainder is the last piece. */
+  const size_t down = ramp ? P - (P >> ramp) : 0, middle = j->bytes - off - down;
+  j->slice = rs_slice_bytes(P, lanes);
+  j->slices = (P + j->slice - 1) / j->slice;
+  j->wholes = middle / P;
+  j->whole_off = off;
+  j->whole_claim = claim;
+  off += j->wholes * P;
+  claim += j->wholes * j->slices;
+  j->ends = 0;
+  if (middle % P) j->end[j->ends++] = rs_edge_piece(&off, &claim, middle % P, lanes);
+  for (int i = 1; i <= ramp; i++) j->end[j->ends++] = rs_edge_piece(&off, &claim, P >> i, lanes);
+  j->pieces = (size_t)j->heads + j->wholes + (size_t)j->ends;
+  j->claims = claim;
+}
+
+size_t rs_staging_cut(size_t bytes, int lanes, size_t *len, size_t max) {
+  rs_staged_job j = {.bytes = bytes, .piece = rs_piece_bytes(bytes)};
+  rs_job_cut(&j, lanes);
+  for (size_t p = 0; p < j.pieces && p < max; p++) len[p] = rs_piece_at(&j, p).len;
+  return j.pieces;
 }
 
 rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
@@ -278,11 +434,12 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
     /* The next whole piece from the cursor: pieces of one copy tile the arena. */
     size_t base = (s->cursor + piece - 1) / piece * piece % RS_STAGING_ARENA_BYTES;
     rs_staged_job j = {.ctx = ctx, .dir = dir, .dst = dst, .src = src, .bytes = bytes, .piece = piece,
-                       .pieces = (bytes + piece - 1) / piece, .base = base, .stream = stream};
-    j.slice = rs_slice_bytes(piece, s->lanes);
-    j.slices = (piece + j.slice - 1) / j.slice;
-    j.claims = (j.pieces - 1) * j.slices + rs_piece_slices(&j, j.pieces - 1);
+                       .base = base, .stream = stream};
+    rs_job_cut(&j, s->lanes);
+    j.window = RS_STAGING_ARENA_BYTES / piece < RS_STAGING_INFLIGHT ? RS_STAGING_ARENA_BYTES / piece : RS_STAGING_INFLIGHT;
     atomic_init(&j.next, 0);
+    atomic_init(&j.finished, 0);
+    atomic_init(&j.done, 0);
     pthread_mutex_init(&j.lock, NULL);
     st = rs_job_start(&j);
     if (st == RS_OK) {

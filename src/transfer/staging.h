@@ -4,15 +4,16 @@
  * small pinned buffers on one thread (about 8 GB/s H2D on the H200). Here a copy is cut
  * into pieces that go through a pinned arena, reused across calls. A crew of host
  * threads (lanes) fills each piece together, taking slices of it in turn from a shared
- * counter, and the lane that finishes its last slice sends the whole piece with one DMA
- * (H2D) while the lanes go on to the next; or the DMAs run ahead and the lanes empty each
- * piece together as it arrives (D2H). The memcpy rate of one thread (6-20 GB/s) is what
- * limits the driver's path; several lanes at once go past the link, and one DMA, one
- * event and one wait per piece (not per slice) keep the driver's own serialized calls
- * few. Slices are claimed, not fixed shares, so that a lane that wakes late (30 us and
- * more on a busy VM, as long as a 1 MiB copy) leaves its part to the others instead of
- * holding up the copy: the caller does the whole copy alone if no lane joins
- * (core/crew.h).
+ * counter, and the caller's lane sends the whole piece with one DMA once its slices are
+ * done (H2D) while the lanes go on to the next; or the DMAs run ahead and the lanes empty
+ * each piece together as it arrives (D2H). The first pieces are small and double (from
+ * 128 KiB), so that the link starts early. The memcpy rate of one thread (6-20 GB/s) is
+ * what limits the driver's path; several lanes at once go past the link, and one DMA, one
+ * event and one poll per piece (not per slice), all on the caller's thread, keep the
+ * driver's own serialized calls few and fast. Slices are claimed, not fixed shares, so
+ * that a lane that wakes late (30 us and more on a busy VM, as long as a 1 MiB copy)
+ * leaves its part to the others instead of holding up the copy: the caller does the whole
+ * copy alone if no lane joins (core/crew.h).
  *
  * A DMA must not find the arena's lines in the cores' caches: it then snoops them one by
  * one and runs at a third of the link's speed (on the H200's host, 8 x 1 MiB from pinned
@@ -37,8 +38,9 @@
 #define RS_STAGING_MAX_LANES RS_STAGING_MAX_THREADS
 #define RS_STAGING_DEFAULT_LANES 8
 
-/* Pieces in flight at once: each has an event, recorded after its DMA. */
-#define RS_STAGING_INFLIGHT 4
+/* Pieces in flight at once, at most (fewer where the arena holds fewer of a copy's
+ * pieces): piece p uses event p % RS_STAGING_INFLIGHT, recorded after its DMA. */
+#define RS_STAGING_INFLIGHT 8
 
 typedef struct rs_staging {
   pthread_mutex_t lock; /* one staged copy (or host copy) at a time per context */
@@ -49,8 +51,8 @@ typedef struct rs_staging {
   rs_crew crew;
   char *arena;                       /* pinned, RS_STAGING_ARENA_BYTES */
   size_t cursor;                     /* where the next piece goes */
-  void *event[RS_STAGING_INFLIGHT];  /* recorded after the last DMA of a piece p with p % 4 == k */
-  int used[RS_STAGING_INFLIGHT];     /* the event was recorded and not waited for since */
+  void *event[RS_STAGING_INFLIGHT];  /* recorded after the DMA of a piece p with p % RS_STAGING_INFLIGHT == k */
+  int pending; /* 1 + the event recorded last, whose DMAs no job has waited for since; 0: none */
 } rs_staging;
 
 struct rs_context;
@@ -68,6 +70,10 @@ int rs_staging_applies(struct rs_context *ctx, size_t bytes, rs_copy_dir dir);
  * H2D may still be in flight on the stream. */
 rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
                          void *stream);
+
+/* The pieces a staged copy of `bytes` (1 MiB or more) is cut into with `lanes` lanes:
+ * their lengths, in order, into len[0 .. max); returns how many there are (for tests). */
+size_t rs_staging_cut(size_t bytes, int lanes, size_t *len, size_t max);
 
 /* memcpy between two host buffers spread over the staging lanes (on the calling thread if
  * the threads cannot be started): for the pageable side of a streamed run, which stages
