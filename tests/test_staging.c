@@ -107,7 +107,7 @@ static void test_lanes(rs_context *ctx) {
  * take their slices), 3 (slices that do not divide a piece) and the caller alone, sizes
  * around piece and slice boundaries. 512 KiB pieces up to 4 MiB (16 lanes: 8 slices of
  * 64 KiB; 1 lane: 2 of 256 KiB), 1 MiB pieces up to 8 MiB, 8 MiB pieces above 32 MiB.
- * Copies start with a ramp of pieces from 128 KiB up to half a piece and end with one
+ * H2D copies start with a ramp of pieces from 128 KiB up to half a piece and end with one
  * down to 128 KiB, whole pieces and a remainder between (512 KiB pieces: 128 and 256 KiB,
  * then whole ones from 384 KiB, the remainder, 256 and 128 KiB; 1 MiB pieces: ramps of 3;
  * 2 MiB pieces (8-16 MiB copies): ramps of 4), so sizes just off those edges. */
@@ -131,37 +131,47 @@ static void test_claimed_slices(rs_context *ctx) {
   }
 }
 
-/* How copies are cut into pieces: ramps from 128 KiB up to half a piece at the start and
- * down to 128 KiB at the end, whole pieces (about a copy's eighth, 512 KiB to 8 MiB) and
- * one remainder between; every byte in exactly one piece. */
+/* How copies are cut into pieces. H2D: ramps from 128 KiB up to half a piece at the start
+ * and down to 128 KiB at the end, whole pieces (about a copy's eighth, 512 KiB to 8 MiB)
+ * and one remainder between. D2H: whole pieces, the remainder last. Every byte in exactly
+ * one piece. */
 static void test_cut(rs_context *ctx) {
   (void)ctx;
   const size_t K = 1 << 10, M = 1 << 20;
   size_t len[256];
-  /* 1 MiB: 512 KiB pieces, ramps of 2, no whole piece, a remainder of 256 KiB. */
+  /* 1 MiB: 512 KiB pieces; H2D with ramps of 2, no whole piece, a remainder of 256 KiB. */
   const size_t one[] = {128 * K, 256 * K, 256 * K, 256 * K, 128 * K};
-  CHECK_EQ_I64((int64_t)rs_staging_cut(M, 8, len, 256), 5);
+  CHECK_EQ_I64((int64_t)rs_staging_cut(M, RS_DIR_H2D, 8, len, 256), 5);
   for (int i = 0; i < 5; i++) CHECK_EQ_I64((int64_t)len[i], (int64_t)one[i]);
-  /* 64 MiB: 8 MiB pieces, ramps of 6, 6 whole pieces and a remainder of 256 KiB. */
+  CHECK_EQ_I64((int64_t)rs_staging_cut(M, RS_DIR_D2H, 8, len, 256), 2);
+  CHECK(len[0] == 512 * K && len[1] == 512 * K);
+  /* 64 MiB: 8 MiB pieces; H2D with ramps of 6, 6 whole pieces and a remainder of 256 KiB. */
   const size_t big[] = {128 * K, 256 * K, 512 * K, M,       2 * M,   4 * M,   8 * M,   8 * M,   8 * M,  8 * M,
                         8 * M,   8 * M,   256 * K, 4 * M,   2 * M,   M,       512 * K, 256 * K, 128 * K};
-  CHECK_EQ_I64((int64_t)rs_staging_cut(64 * M, 8, len, 256), 19);
+  CHECK_EQ_I64((int64_t)rs_staging_cut(64 * M, RS_DIR_H2D, 8, len, 256), 19);
   for (int i = 0; i < 19; i++) CHECK_MSG(len[i] == big[i], "64 MiB, piece %d: %zu bytes, want %zu", i, len[i], big[i]);
+  CHECK_EQ_I64((int64_t)rs_staging_cut(64 * M + 4099, RS_DIR_D2H, 8, len, 256), 9);
+  for (int i = 0; i < 9; i++) CHECK_EQ_I64((int64_t)len[i], i < 8 ? (int64_t)(8 * M) : 4099);
   /* Many sizes: the shape and the sum. */
   const size_t sizes[] = {M, M + 1, 2 * M - 1, 4 * M + 1, 5 * M - 1, 8 * M, 16 * M + 4097, 40 * M + 7, 256 * M + 3, 1024 * M};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    size_t n = rs_staging_cut(sizes[i], 8, len, 256), sum = 0, top = 0;
-    CHECK(n >= 2 && n <= 256);
-    for (size_t p = 0; p < n; p++) {
-      sum += len[p];
-      if (len[p] > top) top = len[p];
+    for (int dir = 0; dir < 2; dir++) {
+      size_t n = rs_staging_cut(sizes[i], dir ? RS_DIR_D2H : RS_DIR_H2D, 8, len, 256), sum = 0, top = 0;
+      CHECK(n >= 2 && n <= 256);
+      for (size_t p = 0; p < n; p++) {
+        sum += len[p];
+        if (len[p] > top) top = len[p];
+      }
+      CHECK_MSG(sum == sizes[i], "%zu bytes cut into pieces of %zu", sizes[i], sum);
+      CHECK_MSG(top >= 256 * K && top <= 8 * M, "%zu bytes: pieces up to %zu", sizes[i], top);
+      if (dir == 0)
+        CHECK_MSG(len[0] == 128 * K && len[1] == 256 * K && len[n - 2] == 256 * K && len[n - 1] == 128 * K,
+                  "%zu bytes H2D: pieces of %zu, %zu first and %zu, %zu last", sizes[i], len[0], len[1],
+                  len[n - 2], len[n - 1]);
+      else
+        for (size_t p = 0; p + 1 < n; p++) CHECK_MSG(len[p] == top, "%zu bytes D2H: piece %zu of %zu", sizes[i], p, len[p]);
+      if (rs_t_.failed) return;
     }
-    CHECK_MSG(sum == sizes[i], "%zu bytes cut into pieces of %zu", sizes[i], sum);
-    CHECK_MSG(len[0] == 128 * K && len[n - 1] == 128 * K, "%zu bytes: pieces of %zu first and %zu last", sizes[i],
-              len[0], len[n - 1]);
-    CHECK_MSG(top <= 8 * M && len[1] == 256 * K && len[n - 2] == 256 * K,
-              "%zu bytes: pieces up to %zu, %zu second and %zu last but one", sizes[i], top, len[1], len[n - 2]);
-    if (rs_t_.failed) return;
   }
 }
 

@@ -6,8 +6,8 @@
  * threads (lanes) fills each piece together, taking slices of it in turn from a shared
  * counter, and the caller's lane sends the whole piece with one DMA once its slices are
  * done (H2D) while the lanes go on to the next; or the DMAs run ahead and the lanes empty
- * each piece together as it arrives (D2H). The first pieces are small and double (from
- * 128 KiB), so that the link starts early. The memcpy rate of one thread (6-20 GB/s) is
+ * each piece together as it arrives (D2H). An H2D's first pieces are small and double
+ * (from 128 KiB), so that the link starts early, and its last ones halve again. The memcpy rate of one thread (6-20 GB/s) is
  * what limits the driver's path; several lanes at once go past the link, and one DMA, one
  * event and one poll per piece (not per slice), all on the caller's thread, keep the
  * driver's own serialized calls few and fast. Slices are claimed, not fixed shares, so
@@ -71,9 +71,10 @@ int rs_staging_applies(struct rs_context *ctx, size_t bytes, rs_copy_dir dir);
 rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
                          void *stream);
 
-/* The pieces a staged copy of `bytes` (1 MiB or more) is cut into with `lanes` lanes:
- * their lengths, in order, into len[0 .. max); returns how many there are (for tests). */
-size_t rs_staging_cut(size_t bytes, int lanes, size_t *len, size_t max);
+/* The pieces a staged copy of `bytes` (1 MiB or more) in direction dir is cut into with
+ * `lanes` lanes: their lengths, in order, into len[0 .. max); returns how many there are
+ * (for tests). */
+size_t rs_staging_cut(size_t bytes, rs_copy_dir dir, int lanes, size_t *len, size_t max);
 
 /* memcpy between two host buffers spread over the staging lanes (on the calling thread if
  * the threads cannot be started): for the pageable side of a streamed run, which stages
