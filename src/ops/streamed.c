@@ -46,6 +46,14 @@ static void slot_free_buffers(rs_streamed_slot *s) {
   s->cap_rows = 0;
 }
 
+void rs_streamed_slot_release(rs_streamed_slot *s) {
+  slot_free_buffers(s);
+  rs_event_destroy(s->loaded);
+  rs_event_destroy(s->computed);
+  rs_event_destroy(s->freed);
+  rs_stream_give_back(s->stream);
+}
+
 /* A stream borrowed for the run that first waits for the work the caller queued on the
  * legacy stream before the run (a copy into a pinned src, say). */
 static rs_status borrow_after_legacy(rs_streamed_run_state *r, rs_stream **out) {

@@ -64,6 +64,9 @@ rs_status rs_streamed_chunk_run(rs_streamed_run_state *r, const rs_streamed_chun
 /* Make sure slot s has buffers for `rows` rows (it must be idle when they grow). */
 rs_status rs_streamed_slot_ensure(rs_streamed_run_state *r, rs_streamed_slot *s, int64_t rows);
 
+/* Release slot s's buffers and events and give its stream back (an unused slot: nothing). */
+void rs_streamed_slot_release(rs_streamed_slot *s);
+
 /* The copy streams, borrowed once per run (after the caller's work on the legacy stream). */
 rs_status rs_streamed_copy_streams(rs_streamed_run_state *r);
 

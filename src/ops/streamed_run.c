@@ -86,17 +86,7 @@ static void fill_times(rs_streamed_run_state *r, int64_t chunks) {
 }
 
 static void cleanup(rs_streamed_run_state *r) {
-  for (int i = 0; i < RS_STREAMED_MAX_STREAMS; i++) {
-    rs_streamed_slot *s = &r->slots[i];
-    if (s->dev_out != s->dev_in) rs_array_release(s->dev_out);
-    rs_array_release(s->dev_in);
-    rs_array_release(s->stage_in);
-    rs_array_release(s->stage_out);
-    rs_event_destroy(s->loaded);
-    rs_event_destroy(s->computed);
-    rs_event_destroy(s->freed);
-    rs_stream_give_back(s->stream);
-  }
+  for (int i = 0; i < RS_STREAMED_MAX_STREAMS; i++) rs_streamed_slot_release(&r->slots[i]);
   rs_event_destroy(r->end);
   rs_stream_give_back(r->copy_in);
   rs_stream_give_back(r->copy_out);

@@ -243,8 +243,8 @@ static int rs_piece_can_go(const rs_staged_job *j, size_t p) {
 }
 
 /* Lane 0's work for the others: send what can go, publish what has arrived. A D2H piece
- * goes once its slot's previous piece (4 before) has been emptied; an H2D piece once its
- * slices are done. */
+ * goes once the piece a window before it has been emptied; an H2D piece once its slices
+ * are done. */
 static rs_status rs_lane0_serve(rs_staged_job *j) {
   for (int moved = 1; moved;) {
     moved = 0;
