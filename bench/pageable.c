@@ -5,7 +5,8 @@
  *   pageable [--max SIZE_MIB] [--repeat N]
  *
  * Host wall time around the call plus a synchronize, median after one warm-up; GB/s with
- * GB = 1e9 bytes. RESIDENT_STAGING_THREADS picks the host threads of the staging (the
+ * GB = 1e9 bytes. Up to 8 MiB an H2D is pulled by the device (transfer/staging_pull.c);
+ * the last column times the same copy by DMA pieces alone (staging.c), in the same run. RESIDENT_STAGING_THREADS picks the host threads of the staging (the
  * header line says how many). Targets (issue 16): resident pageable >= 50 GB/s each way
  * from 16 MiB up, >= 25 GB/s at 1 MiB. */
 #include <pthread.h>
@@ -15,7 +16,9 @@
 #include <time.h>
 #include <cuda_runtime_api.h>
 #include "resident.h"
-#include "core/host_copy.h" /* internal: the staging's copy, linked from resident_static */
+#include "core/host_copy.h"      /* internal: the staging's copy, linked from resident_static */
+#include "transfer/staging.h"      /* internal: pulled copies off, for the DMA pieces' column */
+#include "transfer/staging_pull.h" /* internal: RS_PULL_MAX_BYTES */
 
 #define MIB ((size_t)1 << 20)
 
@@ -107,12 +110,19 @@ typedef struct {
   rs_array *host, *dev;     /* resident: pageable host and device views of `bytes` */
   void *pinned, *pageable, *raw_dev;
   size_t bytes;
-  int which; /* 0 res H2D, 1 res D2H, 2 raw pinned H2D, 3 raw pinned D2H, 4 raw pageable H2D, 5 raw pageable D2H */
+  int which; /* 0 res H2D, 1 res D2H, 2 raw pinned H2D, 3 raw pinned D2H, 4 raw pageable H2D, 5 raw pageable D2H,
+              * 6 res H2D by DMA pieces alone (pulled copies off) */
+  rs_context *ctx;
 } job;
 
 static void run(const job *j) {
   switch (j->which) {
     case 0: die_rs(rs_array_copy(j->dev, j->host, NULL), "H2D"); break;
+    case 6:
+      rs_staging_allow_pull(j->ctx, 0);
+      die_rs(rs_array_copy(j->dev, j->host, NULL), "H2D by DMA pieces");
+      rs_staging_allow_pull(j->ctx, 1);
+      break;
     case 1: die_rs(rs_array_copy(j->host, j->dev, NULL), "D2H"); break;
     case 2: die_cuda(cudaMemcpy(j->raw_dev, j->pinned, j->bytes, cudaMemcpyHostToDevice), "pinned H2D"); break;
     case 3: die_cuda(cudaMemcpy(j->pinned, j->raw_dev, j->bytes, cudaMemcpyDeviceToHost), "pinned D2H"); break;
@@ -154,8 +164,8 @@ int main(int argc, char **argv) {
   const char *threads = getenv("RESIDENT_STAGING_THREADS");
   printf("pageable copies on %s, RESIDENT_STAGING_THREADS=%s; GB/s (1e9 B/s), median of %d\n", props.name,
          threads && *threads ? threads : "(default)", repeat);
-  printf("%-9s %9s %9s %9s %9s %9s %9s %8s %8s\n", "size", "res H2D", "res D2H", "pin H2D", "pin D2H", "page H2D",
-         "page D2H", "H2D/pin", "D2H/pin");
+  printf("%-9s %9s %9s %9s %9s %9s %9s %8s %8s %9s\n", "size", "res H2D", "res D2H", "pin H2D", "pin D2H", "page H2D",
+         "page D2H", "H2D/pin", "D2H/pin", "H2D DMAs");
   size_t top = max_mib * MIB;
   int64_t n = (int64_t)top;
   rs_array *host_all = NULL, *dev_all = NULL;
@@ -163,6 +173,7 @@ int main(int argc, char **argv) {
   die_rs(rs_device_array(&dev_all, ctx, 1, &n, RS_UINT8, NULL, RS_ORDER_C), "device array");
   memset(rs_array_host_data(host_all), 1, top); /* touched: no first-touch faults timed */
   job j = {0};
+  j.ctx = ctx;
   die_cuda(cudaMallocHost(&j.pinned, top), "cudaMallocHost");
   die_cuda(cudaMalloc(&j.raw_dev, top), "cudaMalloc");
   j.pageable = malloc(top);
@@ -176,12 +187,15 @@ int main(int argc, char **argv) {
     die_rs(rs_array_slice(&j.host, host_all, 1, &sl), "slice");
     die_rs(rs_array_slice(&j.dev, dev_all, 1, &sl), "slice");
     int reps = mib >= 256 ? (repeat < 5 ? repeat : 5) : repeat;
-    double g[6];
-    for (j.which = 0; j.which < 6; j.which++) g[j.which] = gbs(&j, reps);
-    char name[16];
+    double g[7];
+    /* DMA pieces alone where the copy is otherwise pulled, for the A/B */
+    int last = j.bytes <= RS_PULL_MAX_BYTES ? 7 : 6;
+    for (j.which = 0; j.which < last; j.which++) g[j.which] = gbs(&j, reps);
+    char name[16], dmas[16] = "-";
     snprintf(name, sizeof name, "%zu MiB", mib);
-    printf("%-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.2f %8.2f\n", name, g[0], g[1], g[2], g[3], g[4], g[5],
-           g[0] / g[2], g[1] / g[3]);
+    if (last == 7) snprintf(dmas, sizeof dmas, "%.1f", g[6]);
+    printf("%-9s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.2f %8.2f %9s\n", name, g[0], g[1], g[2], g[3], g[4], g[5],
+           g[0] / g[2], g[1] / g[3], dmas);
     rs_array_release(j.host);
     rs_array_release(j.dev);
   }

@@ -196,7 +196,10 @@
  *   RESIDENT_PAGEABLE_STAGING auto | on | off              copies from pageable host memory
  *                                                           of 1 MiB and more through a
  *                                                           32 MiB pinned arena, in pieces
- *                                                           (default auto: on for CUDA)
+ *                                                           (an H2D up to 8 MiB: slices that
+ *                                                           a kernel reads as they are
+ *                                                           filled; default auto: on for
+ *                                                           CUDA)
  *   RESIDENT_STAGING_THREADS  count 0 to 32                host threads that fill and empty
  *                                                           those pieces together
  *                                                           (default 0 = min(cores, 8))

@@ -18,6 +18,7 @@
 #include "harness.h"
 #include "resident/kernel.h"
 #include "resident/ledger.h"
+#include "ledger/ledger_hooks.h" /* internal: rs_ledger_pending_timings */
 
 #define NELEM 10007 /* odd on purpose */
 #define A_COEF 1.0001
@@ -578,6 +579,35 @@ static void test_device_times_off(rs_context *ctx) {
   rs_ledger_set_timing(ctx, RS_TIME_ALL);
 }
 
+/* A loop that never reads the ledger keeps few timings pending: once 256 are, an entry
+ * resolves those already done and their events are reused. Before, every entry kept two
+ * events until the ledger was read (3000 copies: 3000 pending, 6000 events). The totals
+ * still hold every copy's device time. */
+static void test_pending_timings_bounded(rs_context *ctx) {
+  CHECK_OK(fresh(ctx));
+  rs_array *h = NULL, *d = NULL;
+  rs_stream *s = NULL;
+  CHECK_OK(make_kind(&h, ctx, RS_MEM_PINNED, 1024, RS_FLOAT32));
+  CHECK_OK(make_kind(&d, ctx, RS_MEM_DEVICE, 1024, RS_FLOAT32));
+  CHECK_OK(rs_stream_create(&s, ctx, RS_STREAM_NON_BLOCKING));
+  size_t most = 0;
+  for (int i = 0; i < 3000; i++) {
+    CHECK_OK(rs_to_device_into(d, h, s));
+    if (i % 100 == 99) CHECK_OK(rs_stream_synchronize(s));
+    size_t n = rs_ledger_pending_timings(ctx);
+    if (n > most) most = n;
+  }
+  CHECK_MSG(most <= 512, "%zu timings pending at most over 3000 copies", most);
+  rs_ledger_stats st;
+  CHECK_OK(rs_ledger_get_stats(ctx, &st));
+  CHECK_EQ_I64(rs_ledger_pending_timings(ctx), 0);
+  CHECK_EQ_I64(st.copies[RS_H2D][0], 3000);
+  CHECK_MSG(st.copy_device_ms[RS_H2D][0] > 0, "copy_device_ms %g", st.copy_device_ms[RS_H2D][0]);
+  CHECK_OK(rs_stream_destroy(s));
+  CHECK_OK(rs_array_release(d));
+  CHECK_OK(rs_array_release(h));
+}
+
 /* ---- waits ------------------------------------------------------------------------------ */
 
 static void test_wait_recorded(rs_context *ctx) {
@@ -758,5 +788,6 @@ static const rs_test_case tests[] = {
     RS_TEST(test_wait_for_earlier_work),
     RS_TEST(test_print),
     RS_TEST(test_direction_names),
+    RS_TEST(test_pending_timings_bounded),
 };
 RS_TEST_MAIN(tests)

@@ -2,10 +2,13 @@
  * D2H copies, whole chunks and ragged tails, contiguous and strided, round-trip exactly and
  * count as one copy each; so do the staging's plain host copies (a streamed run's). The
  * simulator runs the same staging code when it is forced on. */
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include "harness.h"
 #include "resident/ledger.h"
 #include "transfer/staging.h"
+#include "transfer/staging_pull.h"
 
 /* A context with staging forced on (on CUDA it is on by default), on `threads` host
  * threads ("" = the default). */
@@ -102,7 +105,8 @@ static void test_lanes(rs_context *ctx) {
   }
 }
 
-/* Lanes claim slices of each piece (about two per lane, at least 64 KiB, whole cache
+/* Lanes claim slices of each piece (about two per lane; pulled copies turned off, so that
+ * small H2D copies go by DMA pieces too, at least 64 KiB, whole cache
  * lines): with 16 lanes (more than this machine's cores: lanes wake late, and the others
  * take their slices), 3 (slices that do not divide a piece) and the caller alone, sizes
  * around piece and slice boundaries. 512 KiB pieces up to 4 MiB (16 lanes: 8 slices of
@@ -121,6 +125,7 @@ static void test_claimed_slices(rs_context *ctx) {
   for (int l = 0; l < 3; l++) {
     rs_context *c = staged_context_threads(ctx, lanes[l]);
     CHECK(c != NULL);
+    rs_staging_allow_pull(c, 0); /* the H2D's DMA pieces, which only larger copies use by default */
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
       round_trip(c, sizes[i], 3000 + 20 * (uint64_t)l + i);
       if (rs_t_.failed) printf("    (%s lanes, %lld bytes)\n", lanes[l], (long long)sizes[i]);
@@ -291,7 +296,159 @@ static void test_bad_setting(rs_context *ctx) {
   }
 }
 
+/* Pulled H2D copies (staging_pull.c): up to RS_PULL_MAX_BYTES the device reads 32 KiB
+ * slices as the lanes flag them; larger copies and every D2H go by DMA pieces. */
+static void test_pulled_sizes(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  const int64_t K = 1 << 10, M = 1 << 20;
+  const struct {
+    int64_t bytes, slices; /* slices pulled (0: by DMA pieces) */
+  } cases[] = {{M, 32},
+               {M + 1, 33},
+               {M + 32 * K - 1, 33},
+               {3 * M + 4097, 97},
+               {(int64_t)RS_PULL_MAX_BYTES, (int64_t)(RS_PULL_MAX_BYTES / RS_PULL_SLICE)},
+               {(int64_t)RS_PULL_MAX_BYTES + 1, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    uint64_t before = rs_staging_pulled_slices(c);
+    round_trip(c, cases[i].bytes, 7000 + i);
+    CHECK_EQ_I64((int64_t)(rs_staging_pulled_slices(c) - before), cases[i].slices);
+    if (rs_t_.failed) printf("    (%lld bytes)\n", (long long)cases[i].bytes);
+    CHECK_PASSING();
+  }
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
+/* Into device views at every alignment (the device writes words of the destination's
+ * alignment, the tail byte by byte): the bytes around the view stay as they were. */
+static void test_pulled_alignment(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  const int64_t n = (1 << 20) + 5, whole = n + 32;
+  rs_array *src = NULL, *zeros = NULL, *dev = NULL, *back = NULL;
+  CHECK_OK(rs_host_array(&src, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&zeros, c, 1, &whole, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&back, c, 1, &whole, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&dev, c, 1, &whole, RS_UINT8, NULL, RS_ORDER_C));
+  rs_t_pattern_(rs_array_host_data(src), (size_t)n, 41);
+  memset(rs_array_host_data(zeros), 0, (size_t)whole);
+  const int64_t offsets[] = {1, 2, 3, 4, 8, 12, 16, 31};
+  for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+    const int64_t o = offsets[i];
+    CHECK_OK(rs_array_copy(dev, zeros, NULL));
+    rs_slice sl = {o, o + n, 1};
+    rs_array *view = NULL;
+    CHECK_OK(rs_array_slice(&view, dev, 1, &sl));
+    uint64_t before = rs_staging_pulled_slices(c);
+    CHECK_OK(rs_array_copy(view, src, NULL));
+    CHECK_EQ_I64((int64_t)(rs_staging_pulled_slices(c) - before), 33);
+    CHECK_OK(rs_array_release(view));
+    CHECK_OK(rs_array_copy(back, dev, NULL));
+    const unsigned char *b = rs_array_host_data(back);
+    CHECK_BYTES_EQ(b + o, rs_array_host_data(src), (size_t)n);
+    CHECK_BYTES_EQ(b, rs_array_host_data(zeros), (size_t)o);
+    CHECK_BYTES_EQ(b + o + n, rs_array_host_data(zeros), (size_t)(whole - o - n));
+    if (rs_t_.failed) printf("    (offset %lld)\n", (long long)o);
+    CHECK_PASSING();
+  }
+  rs_array *all[] = {src, zeros, back, dev};
+  for (int i = 0; i < 4; i++) CHECK_OK(rs_array_release(all[i]));
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
+/* Copies one after another go round the ring of 1024 slots more than once (40 x 33
+ * slices), mixed with DMA-piece copies of either direction on other streams: a slice's
+ * flag from an earlier round never reads as ready, and neither kind of copy writes the
+ * arena while the other may still read it. */
+static void test_pulled_ring(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  rs_stream *s1 = NULL, *s2 = NULL;
+  CHECK_OK(rs_stream_create(&s1, c, RS_STREAM_NON_BLOCKING));
+  CHECK_OK(rs_stream_create(&s2, c, RS_STREAM_NON_BLOCKING));
+  const int64_t small = (1 << 20) + 4099, large = (20 << 20) + 3;
+  rs_array *hs = NULL, *hl = NULL, *ds = NULL, *dl = NULL, *back = NULL;
+  CHECK_OK(rs_host_array(&hs, c, 1, &small, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&hl, c, 1, &large, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&back, c, 1, &small, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&ds, c, 1, &small, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&dl, c, 1, &large, RS_UINT8, NULL, RS_ORDER_C));
+  rs_t_pattern_(rs_array_host_data(hl), (size_t)large, 99);
+  uint64_t before = rs_staging_pulled_slices(c);
+  for (int i = 0; i < 40; i++) {
+    rs_t_pattern_(rs_array_host_data(hs), (size_t)small, 9000 + (uint64_t)i);
+    CHECK_OK(rs_array_copy(ds, hs, i % 2 ? s1 : s2));
+    if (i % 8 == 3) CHECK_OK(rs_array_copy(dl, hl, s2)); /* DMA pieces, H2D */
+    if (i % 8 == 7) CHECK_OK(rs_array_copy(hl, dl, s1)); /* DMA pieces, D2H */
+    CHECK_OK(rs_array_copy(back, ds, s1));
+    CHECK_BYTES_EQ(rs_array_host_data(back), rs_array_host_data(hs), (size_t)small);
+    if (rs_t_.failed) printf("    (copy %d)\n", i);
+    CHECK_PASSING();
+  }
+  CHECK_EQ_I64((int64_t)(rs_staging_pulled_slices(c) - before), 40 * 33);
+  rs_array *check = NULL;
+  CHECK_OK(rs_host_array(&check, c, 1, &large, RS_UINT8, NULL, RS_ORDER_C));
+  rs_t_pattern_(rs_array_host_data(check), (size_t)large, 99);
+  CHECK_BYTES_EQ(rs_array_host_data(hl), rs_array_host_data(check), (size_t)large);
+  rs_array *all[] = {hs, hl, back, ds, dl, check};
+  for (int i = 0; i < 6; i++) CHECK_OK(rs_array_release(all[i]));
+  CHECK_OK(rs_stream_destroy(s1));
+  CHECK_OK(rs_stream_destroy(s2));
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
+/* Threads that copy through one context's staging at once take turns (the staging lock):
+ * each gets its own bytes back. */
+typedef struct pull_thread {
+  rs_context *c;
+  uint64_t seed;
+  int bad; /* calls that failed or bytes that came back wrong */
+} pull_thread;
+
+static void *pull_thread_main(void *arg) {
+  pull_thread *t = arg;
+  const int64_t n = (2 << 20) + 100;
+  rs_array *h = NULL, *d = NULL, *back = NULL;
+  if (rs_host_array(&h, t->c, 1, &n, RS_UINT8, NULL, RS_ORDER_C) != RS_OK ||
+      rs_host_array(&back, t->c, 1, &n, RS_UINT8, NULL, RS_ORDER_C) != RS_OK ||
+      rs_device_array(&d, t->c, 1, &n, RS_UINT8, NULL, RS_ORDER_C) != RS_OK)
+    t->bad++;
+  for (int i = 0; i < 12 && !t->bad; i++) {
+    rs_t_pattern_(rs_array_host_data(h), (size_t)n, t->seed + (uint64_t)i);
+    if (rs_array_copy(d, h, NULL) != RS_OK || rs_array_copy(back, d, NULL) != RS_OK ||
+        memcmp(rs_array_host_data(back), rs_array_host_data(h), (size_t)n) != 0)
+      t->bad++;
+  }
+  if (h) rs_array_release(h);
+  if (back) rs_array_release(back);
+  if (d) rs_array_release(d);
+  return NULL;
+}
+
+static void test_pulled_threads(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  pthread_t th[3];
+  pull_thread t[3];
+  for (int i = 0; i < 3; i++) {
+    t[i] = (pull_thread){c, 11000 + 100 * (uint64_t)i, 0};
+    CHECK(pthread_create(&th[i], NULL, pull_thread_main, &t[i]) == 0);
+  }
+  for (int i = 0; i < 3; i++) {
+    pthread_join(th[i], NULL);
+    CHECK_EQ_I64(t[i].bad, 0);
+  }
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
 static const rs_test_case tests[] = {RS_TEST(test_cut), RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_claimed_slices),
                                      RS_TEST(test_host_copy_lanes), RS_TEST(test_directions_and_streams),
-                                     RS_TEST(test_arena_walk), RS_TEST(test_strided), RS_TEST(test_bad_setting)};
+                                     RS_TEST(test_arena_walk), RS_TEST(test_strided), RS_TEST(test_bad_setting),
+                                     RS_TEST(test_pulled_sizes), RS_TEST(test_pulled_alignment), RS_TEST(test_pulled_ring),
+                                     RS_TEST(test_pulled_threads)};
 RS_TEST_MAIN(tests)

@@ -33,6 +33,7 @@ extern "C" {
 
 typedef struct rs_backend rs_backend; /* private to each backend */
 struct rs_be_collective; /* below */
+struct rs_be_pull;       /* below */
 
 typedef enum rs_copy_dir {
   RS_DIR_H2D = 0,
@@ -203,7 +204,37 @@ typedef struct rs_backend_vtable {
    * it took from device_alloc, a block of one handed out (bytes: what was asked for) or
    * taken back; NULL where nothing listens (CUDA) */
   void (*device_note)(rs_backend *b, void *ptr, size_t bytes, int what);
+
+  /* ---- since version 3 ---- */
+  /* A pageable H2D's device side (transfer/staging_pull.c): queue on stream the work that
+   * copies the job's slices from the mapped ring into dst as the host marks them ready
+   * (the protocol at rs_be_pull). It starts while the host is still filling the ring, so
+   * it must never wait for anything but the slices' flags; NULL where a backend has no
+   * such work (the copy is then staged through DMAs alone). */
+  rs_status (*stage_pull)(rs_backend *b, const struct rs_be_pull *job, void *stream);
 } rs_backend_vtable;
+
+/* Words between two flags of the pull ring: a flag a cache line (64 bytes), so that the
+ * lanes storing neighbouring slices' flags do not share a line. */
+#define RS_BE_PULL_FLAG_STRIDE 8
+
+/* One pull job (stage_pull). Slice k (0 <= k < slices) is number g = first + k: it lives at
+ * ring + (g % slots) * slice_bytes and holds the copy's bytes from k * slice_bytes, at
+ * most slice_bytes of them (the last one fewer). The host stores g + 1 into
+ * ready[(g % slots) * RS_BE_PULL_FLAG_STRIDE] (a release) once the slice's bytes are in the
+ * ring; the device then copies them to dst + k * slice_bytes and, once it no longer reads
+ * the slot, stores g + 1 into freed[(g % slots) * RS_BE_PULL_FLAG_STRIDE] (a release at
+ * system scope, after its reads). A job has at most `slots` slices, so no two share a
+ * slot. Pointers are the device's aliases of mapped pinned memory (host_device_pointer),
+ * except dst (device memory). */
+typedef struct rs_be_pull {
+  void *dst;
+  const char *ring;
+  const uint64_t *ready;
+  uint64_t *freed;
+  uint64_t first;
+  size_t slices, slice_bytes, bytes, slots;
+} rs_be_pull;
 
 #define RS_BE_COMM_ID_BYTES 256 /* = RS_COMM_ID_BYTES; each backend tags its own */
 
@@ -249,7 +280,7 @@ typedef struct rs_ops_table rs_ops_table;       /* array operations: src/backend
 /* The shape and meaning of the descriptor and its three tables. Bump on any change: the
  * registry refuses a descriptor of another version rather than call through a table laid
  * out differently. */
-#define RS_BACKEND_DESC_VERSION 2 /* 2: device_count takes the config; copy_peer_async; managed prefetch and advice; IPC; graphs; profiler ranges */
+#define RS_BACKEND_DESC_VERSION 3 /* 2: device_count takes the config; copy_peer_async; managed prefetch and advice; IPC; graphs; profiler ranges. 3: stage_pull */
 
 typedef struct rs_backend_desc {
   int version; /* RS_BACKEND_DESC_VERSION when the backend was built */

@@ -107,4 +107,7 @@ void rs_trace_at_exit(rs_context *ctx);
 /* Host monotonic clock in milliseconds. */
 double rs_now_ms(void);
 
+/* For tests: device timings recorded and not resolved yet (each holds two events). */
+size_t rs_ledger_pending_timings(rs_context *ctx);
+
 #endif

@@ -7,11 +7,12 @@
 #include "core/objects.h"
 #include "core/thread_pool.h"
 #include "transfer/staging.h"
+#include "transfer/staging_pull.h"
+#include "transfer/staging_shared.h"
 
-/* The arena: pieces tile it (a piece is a power of two that divides it), so piece p's
- * bytes were last used by piece p - ARENA / piece, 4 pieces before or more: the waits
- * below cover them. */
-#define RS_STAGING_ARENA_BYTES ((size_t)32 << 20)
+/* Pieces tile the arena (a piece is a power of two that divides it), so piece p's bytes
+ * were last used by piece p - ARENA / piece, 4 pieces before or more: the waits below
+ * cover them. */
 #define RS_STAGING_PIECE_MAX (RS_STAGING_ARENA_BYTES / 4)
 /* Pieces: about 8 per copy so that the pipeline fills and drains quickly, never below
  * 512 KiB (a DMA's queueing, an event record and a wait cost about as much as 256 KiB
@@ -21,10 +22,6 @@
 /* Below this the driver's own pageable path is as fast: on the H200 (2026-12-02) staging
  * gave 12-19 GB/s at 1 MiB where the driver gave 9-11, 24-26 at 2 MiB against 10-16. */
 #define RS_STAGING_MIN_BYTES ((size_t)1 << 20)
-/* A host copy alone (a streamed run's chunk into its pinned buffer) is worth the crew from
- * 1 MiB: one thread copies 10-11 GB/s on the H200's host, 8 together 35-40
- * (bench/pageable's memcpy line). */
-#define RS_STAGING_HOST_COPY_MIN_BYTES ((size_t)1 << 20)
 /* Spins on a shared counter before a lane yields its core (more lanes than cores: the
  * tests run 16 lanes on 2 cores). */
 #define RS_STAGING_SPINS 2000
@@ -41,6 +38,7 @@ void rs_staging_init(rs_context *ctx) {
     if (lanes > RS_STAGING_DEFAULT_LANES) lanes = RS_STAGING_DEFAULT_LANES;
   }
   s->lanes = lanes < 1 ? 1 : lanes > RS_STAGING_MAX_LANES ? RS_STAGING_MAX_LANES : lanes;
+  s->pull = 1;
 }
 
 static void rs_staging_free_arena(rs_context *ctx) {
@@ -50,6 +48,7 @@ static void rs_staging_free_arena(rs_context *ctx) {
     s->event[i] = NULL;
   }
   s->pending = 0;
+  rs_pull_release(ctx);
   if (s->arena) ctx->vt->host_free(ctx->be, s->arena);
   s->arena = NULL;
 }
@@ -66,7 +65,7 @@ int rs_staging_applies(rs_context *ctx, size_t bytes, rs_copy_dir dir) {
 }
 
 /* Lock held. The threads, started once. */
-static rs_status rs_staging_threads(rs_staging *s) {
+rs_status rs_staging_threads(rs_staging *s) {
   if (s->crew_ready) return RS_OK;
   RS_TRY(rs_crew_start(&s->crew, s->lanes, "pageable staging"));
   s->crew_ready = 1;
@@ -79,8 +78,10 @@ static rs_status rs_staging_prepare(rs_context *ctx) {
   if (s->ready) return RS_OK;
   rs_status st = rs_staging_threads(s);
   void *arena = NULL;
-  if (st == RS_OK) st = ctx->vt->host_alloc(ctx->be, RS_STAGING_ARENA_BYTES, 0, &arena);
+  const int pulls = ctx->vt->stage_pull != NULL;
+  if (st == RS_OK) st = ctx->vt->host_alloc(ctx->be, RS_STAGING_ARENA_BYTES, pulls ? RS_BE_HOST_MAPPED : 0, &arena);
   s->arena = arena;
+  if (st == RS_OK && pulls) st = rs_pull_prepare(ctx);
   for (int i = 0; st == RS_OK && i < RS_STAGING_INFLIGHT; i++)
     st = ctx->vt->event_create(ctx->be, RS_EVENT_DISABLE_TIMING, &s->event[i]);
   if (st != RS_OK) {
@@ -101,7 +102,7 @@ static rs_status rs_staging_prepare(rs_context *ctx) {
  * write one of its lines. A 512 KiB piece with 8 lanes: 8 slices of 64 KiB; 8 MiB: 16 of
  * 512 KiB. */
 #define RS_STAGING_SLICE_MIN ((size_t)64 << 10)
-static size_t rs_slice_bytes(size_t span, int lanes) {
+size_t rs_staging_slice_bytes(size_t span, int lanes) {
   size_t slice = (span / (2 * (size_t)lanes) + 63) / 64 * 64;
   return slice < RS_STAGING_SLICE_MIN ? RS_STAGING_SLICE_MIN : slice;
 }
@@ -124,7 +125,7 @@ static size_t rs_slice_bytes(size_t span, int lanes) {
  * remainder last.
  *
  * Claims. Work is claimed from `next`, one slice at a time, in order: the slices of piece
- * 0, then of piece 1, and so on. A slice is about a piece / (2 x lanes) (rs_slice_bytes),
+ * 0, then of piece 1, and so on. A slice is about a piece / (2 x lanes) (rs_staging_slice_bytes),
  * of its own piece's size for the ramps' pieces and the remainder.
  *
  * Lane 0 (the caller) alone talks to the driver: it sends each piece's DMA once its
@@ -292,7 +293,7 @@ static int rs_wait_done(rs_staged_job *j, size_t want, int lane, rs_status *st) 
  * and which then cost no write to memory (H200, 2026-12-02, in one call: H2D 256 MiB
  * 48-50 GB/s against 33-36 with streaming stores, 16-32 MiB the same or better with
  * streaming stores). */
-static void rs_copy_into_pinned(void *dst, const void *src, size_t n, size_t block) {
+void rs_staging_copy_into_pinned(void *dst, const void *src, size_t n, size_t block) {
   if (block >= RS_STAGING_PIECE_MAX) memcpy(dst, src, n);
   else rs_host_copy_streaming(dst, src, n);
 }
@@ -306,7 +307,7 @@ static rs_status rs_slice_copy(rs_staged_job *j, size_t p, size_t at, size_t n, 
     size_t step = lane == 0 && n - done > RS_STAGING_STEP ? RS_STAGING_STEP : n - done;
     /* Into the caller's array: streaming stores, no destination line read before it is
      * written (1 GiB D2H 27 -> 49 GB/s on the H200, 2026-12-01). */
-    if (j->dir == RS_DIR_H2D) rs_copy_into_pinned(home + done, j->src + off + done, step, g.len);
+    if (j->dir == RS_DIR_H2D) rs_staging_copy_into_pinned(home + done, j->src + off + done, step, g.len);
     else rs_host_copy_streaming(j->dst + off + done, home + done, step);
     done += step;
     if (lane == 0 && done < n) RS_TRY(rs_lane0_serve(j));
@@ -357,18 +358,22 @@ static void rs_lane_run(int lane, void *arg) {
 /* Lock held. Before a job: no DMA of an earlier one (another stream, either direction)
  * still uses the arena (the last event the last job recorded follows all of its DMAs on
  * its stream, and that job waited for the ones before it). */
+static rs_status rs_dmas_drain(rs_context *ctx) {
+  rs_staging *s = ctx->staging;
+  if (!s->pending) return RS_OK;
+  void *last = s->event[s->pending - 1];
+  s->pending = 0;
+  return ctx->vt->event_synchronize(ctx->be, last);
+}
+
+/* Lock held. Nothing earlier reads the arena any more: DMAs, nor a pulled copy. */
 static rs_status rs_job_start(rs_staged_job *j) {
-  rs_staging *s = j->ctx->staging;
   for (int k = 0; k < RS_STAGING_INFLIGHT; k++) {
     atomic_init(&j->ready[k], -1);
     atomic_init(&j->arrived[k], 0);
   }
-  if (s->pending) {
-    void *last = s->event[s->pending - 1];
-    s->pending = 0;
-    RS_TRY(j->ctx->vt->event_synchronize(j->ctx->be, last));
-  }
-  return RS_OK;
+  RS_TRY(rs_dmas_drain(j->ctx));
+  return rs_pull_drain(j->ctx);
 }
 
 /* About bytes / 8, a power of two from 512 KiB to 8 MiB: it divides the arena. */
@@ -408,7 +413,7 @@ static void rs_job_cut(rs_staged_job *j, int lanes) {
   /* The ramps take less than a piece each; whole pieces, then the remainder, then the
    * ramp down. Without ramps the remainder is the last piece. */
   const size_t down = ramp ? P - (P >> ramp) : 0, middle = j->bytes - off - down;
-  j->slice = rs_slice_bytes(P, lanes);
+  j->slice = rs_staging_slice_bytes(P, lanes);
   j->slices = (P + j->slice - 1) / j->slice;
   j->wholes = middle / P;
   j->whole_off = off;
@@ -434,7 +439,10 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
   rs_staging *s = ctx->staging;
   pthread_mutex_lock(&s->lock);
   rs_status st = rs_staging_prepare(ctx);
-  if (st == RS_OK) {
+  if (st == RS_OK && rs_pull_applies(ctx, bytes, dir)) {
+    st = rs_dmas_drain(ctx);
+    if (st == RS_OK) st = rs_pull_copy(ctx, dst, src, bytes, stream);
+  } else if (st == RS_OK) {
     size_t piece = rs_piece_bytes(bytes);
     /* The next whole piece from the cursor: pieces of one copy tile the arena. */
     size_t base = (s->cursor + piece - 1) / piece * piece % RS_STAGING_ARENA_BYTES;
@@ -456,43 +464,4 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
   }
   pthread_mutex_unlock(&s->lock);
   return st;
-}
-
-/* ---- plain host copies over the lanes -------------------------------------------------- */
-
-typedef struct {
-  char *dst;
-  const char *src;
-  size_t bytes, slice, slices;
-  int into_staging; /* see rs_staging_host_copy */
-  _Atomic size_t next; /* the next slice to claim */
-} rs_host_job;
-
-static void rs_host_copy_part(const rs_host_job *h, size_t off, size_t len) {
-  if (h->into_staging) rs_copy_into_pinned(h->dst + off, h->src + off, len, h->bytes);
-  else rs_host_copy_streaming(h->dst + off, h->src + off, len);
-}
-
-/* Slices by claims, as for a staged copy's pieces (rs_slice_bytes). */
-static void rs_host_lane(int lane, void *arg) {
-  rs_host_job *h = arg;
-  (void)lane;
-  for (size_t c; (c = atomic_fetch_add(&h->next, 1)) < h->slices;) {
-    const size_t off = c * h->slice;
-    rs_host_copy_part(h, off, h->bytes - off < h->slice ? h->bytes - off : h->slice);
-  }
-}
-
-void rs_staging_host_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, int into_staging) {
-  rs_staging *s = ctx->staging;
-  const size_t slice = rs_slice_bytes(bytes, s->lanes);
-  rs_host_job h = {.dst = dst, .src = src, .bytes = bytes, .slice = slice, .slices = (bytes + slice - 1) / slice,
-                   .into_staging = into_staging};
-  atomic_init(&h.next, 0);
-  pthread_mutex_lock(&s->lock);
-  if (bytes >= RS_STAGING_HOST_COPY_MIN_BYTES && rs_staging_threads(s) == RS_OK)
-    rs_crew_run(&s->crew, rs_host_lane, &h);
-  else
-    rs_host_copy_part(&h, 0, bytes);
-  pthread_mutex_unlock(&s->lock);
 }

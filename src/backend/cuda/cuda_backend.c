@@ -126,4 +126,5 @@ const rs_backend_vtable rs_cuda_vtable = {
     .comm_open = rs_cuda_comm_open,
     .comm_close = rs_cuda_comm_close,
     .comm_run = rs_cuda_comm_run,
+    .stage_pull = rs_cuda_stage_pull,
 };

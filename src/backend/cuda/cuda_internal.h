@@ -85,6 +85,7 @@ rs_status rs_cuda_graph_begin(rs_backend *b, void *stream);
 rs_status rs_cuda_graph_end(rs_backend *b, void *stream, void **graph);
 rs_status rs_cuda_graph_launch(rs_backend *b, void *graph, void *stream);
 rs_status rs_cuda_graph_destroy(rs_backend *b, void *graph);
+rs_status rs_cuda_stage_pull(rs_backend *b, const rs_be_pull *job, void *stream); /* cuda_stage_pull.cu */
 
 rs_status rs_cuda_event_create(rs_backend *b, unsigned flags, void **out);
 rs_status rs_cuda_event_destroy(rs_backend *b, void *ev);

@@ -224,4 +224,5 @@ const rs_backend_vtable rs_sim_vtable = {
     .comm_run = sim_comm_run,
     /* the memory checks (simdbg) */
     .device_note = sim_device_note,
+    .stage_pull = sim_stage_pull,
 };

@@ -251,6 +251,7 @@ void sim_graph_discard(struct sim_graph *g); /* frees the items' arguments and g
 rs_status sim_graph_end(rs_backend *b, void *stream, void **graph);
 rs_status sim_graph_launch(rs_backend *b, void *graph, void *stream);
 rs_status sim_graph_destroy(rs_backend *b, void *graph);
+rs_status sim_stage_pull(rs_backend *b, const rs_be_pull *job, void *stream); /* sim_stage_pull.c */
 rs_status sim_stream_wait_event(rs_backend *b, void *s, void *ev);
 rs_status sim_stream_callback(rs_backend *b, void *s, rs_host_fn fn, void *user_data);
 rs_status sim_synchronize_all(rs_backend *b);
