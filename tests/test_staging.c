@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "core/error.h"   /* internal: rs_fail, for a backend whose pull goes wrong */
+#include "core/objects.h" /* internal: ctx->vt */
 #include "resident/ledger.h"
 #include "transfer/staging.h"
 #include "transfer/staging_pull.h"
@@ -446,9 +448,69 @@ static void test_pulled_threads(rs_context *ctx) {
   rs_context_destroy(c);
 }
 
+/* When the device's side of a pulled copy goes wrong: a pull that cannot be queued fails
+ * the copy with the backend's message; a pull that never reads its slices (a device that
+ * died with it) is found by the next staged copy, which waits 2 ms, asks the device, and
+ * fails instead of waiting for ever. Either way the copy after works. */
+static rs_status unqueued_pull(rs_backend *b, const rs_be_pull *job, void *stream) {
+  (void)b, (void)job, (void)stream;
+  return rs_fail(RS_ERR_DEVICE, "test: the pull could not be queued");
+}
+
+static rs_status lost_pull(rs_backend *b, const rs_be_pull *job, void *stream) {
+  (void)b, (void)job, (void)stream;
+  return RS_OK;
+}
+
+static void pull_round_trip_ok(rs_context *c, rs_array *h, rs_array *d, rs_array *back, size_t n) {
+  CHECK_OK(rs_array_copy(d, h, NULL));
+  CHECK_OK(rs_array_copy(back, d, NULL));
+  CHECK_BYTES_EQ(rs_array_host_data(back), rs_array_host_data(h), n);
+  (void)c;
+}
+
+static void test_pull_failures(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  const int64_t n = 1 << 20;
+  rs_array *h = NULL, *d = NULL, *back = NULL;
+  CHECK_OK(rs_host_array(&h, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&back, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&d, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  rs_t_pattern_(rs_array_host_data(h), (size_t)n, 77);
+  pull_round_trip_ok(c, h, d, back, (size_t)n); /* the arena and flags exist */
+  const rs_backend_vtable *real = c->vt;
+  rs_backend_vtable broken = *real;
+
+  broken.stage_pull = unqueued_pull;
+  c->vt = &broken;
+  rs_status st = rs_array_copy(d, h, NULL);
+  c->vt = real;
+  CHECK_EQ_I64(st, RS_ERR_DEVICE);
+  CHECK(rs_t_contains_(rs_last_error(), "could not be queued"));
+  rs_t_pattern_(rs_array_host_data(h), (size_t)n, 78);
+  pull_round_trip_ok(c, h, d, back, (size_t)n);
+
+  broken.stage_pull = lost_pull;
+  c->vt = &broken;
+  CHECK_OK(rs_array_copy(d, h, NULL)); /* queued nothing: its 32 slices are never freed */
+  c->vt = real;
+  st = rs_array_copy(d, h, NULL);
+  CHECK_EQ_I64(st, RS_ERR_INTERNAL);
+  CHECK_MSG(rs_t_contains_(rs_last_error(), "without reading 32 slices"), "message: %s", rs_last_error());
+  rs_t_pattern_(rs_array_host_data(h), (size_t)n, 79);
+  pull_round_trip_ok(c, h, d, back, (size_t)n);
+
+  CHECK_OK(rs_array_release(h));
+  CHECK_OK(rs_array_release(back));
+  CHECK_OK(rs_array_release(d));
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
 static const rs_test_case tests[] = {RS_TEST(test_cut), RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_claimed_slices),
                                      RS_TEST(test_host_copy_lanes), RS_TEST(test_directions_and_streams),
                                      RS_TEST(test_arena_walk), RS_TEST(test_strided), RS_TEST(test_bad_setting),
                                      RS_TEST(test_pulled_sizes), RS_TEST(test_pulled_alignment), RS_TEST(test_pulled_ring),
-                                     RS_TEST(test_pulled_threads)};
+                                     RS_TEST(test_pulled_threads), RS_TEST(test_pull_failures)};
 RS_TEST_MAIN(tests)

@@ -61,18 +61,10 @@ rs_status rs_ledger_init(rs_context *ctx) {
   }
   pthread_mutex_init(&l->lock, NULL);
   l->timing = ctx->cfg.ledger_timing;
+  l->sweep_at = RS_LEDGER_SWEEP_MIN;
   l->epoch_ms = rs_now_ms();
   rs_ledger_place_clock(ctx);
   return RS_OK;
-}
-
-static void rs_ledger_drop_pending(rs_context *ctx) {
-  rs_ledger *l = ctx->ledger;
-  for (size_t i = 0; i < l->npending; i++) {
-    ctx->vt->event_destroy(ctx->be, l->pending[i].ev_start);
-    ctx->vt->event_destroy(ctx->be, l->pending[i].ev_end);
-  }
-  l->npending = 0;
 }
 
 void rs_ledger_destroy(rs_context *ctx) {
@@ -86,34 +78,6 @@ void rs_ledger_destroy(rs_context *ctx) {
   free(l->pending);
   free(l->ring);
   pthread_mutex_destroy(&l->lock);
-}
-
-/* A timing event from the spare list or a new one; NULL if the backend has none to give
- * (the entry is then simply not timed). */
-static void *rs_ledger_event(rs_context *ctx) {
-  rs_ledger *l = ctx->ledger;
-  void *ev = NULL;
-  pthread_mutex_lock(&l->lock);
-  if (l->nspare > 0) ev = l->spare_events[--l->nspare];
-  pthread_mutex_unlock(&l->lock);
-  if (!ev && ctx->vt->event_create(ctx->be, 0, &ev) != RS_OK) ev = NULL;
-  return ev;
-}
-
-static void rs_ledger_spare(rs_context *ctx, void *ev) {
-  rs_ledger *l = ctx->ledger;
-  if (!ev) return;
-  if (l->nspare == l->spare_cap) {
-    size_t cap = l->spare_cap ? l->spare_cap * 2 : 16;
-    void **grown = realloc(l->spare_events, cap * sizeof *grown);
-    if (!grown) {
-      ctx->vt->event_destroy(ctx->be, ev);
-      return;
-    }
-    l->spare_events = grown;
-    l->spare_cap = cap;
-  }
-  l->spare_events[l->nspare++] = ev;
 }
 
 static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
@@ -150,19 +114,6 @@ static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
   }
 }
 
-static void rs_stats_add_device(rs_ledger_stats *s, const rs_pending_timing *p, double ms) {
-  if (p->kind == RS_ENTRY_GRAPH)
-    s->graph_device_ms += ms;
-  else if (p->kind == RS_ENTRY_COLLECTIVE)
-    s->collective_device_ms += ms;
-  else if (p->kind == RS_ENTRY_KERNEL)
-    s->kernel_device_ms += ms;
-  else if (p->kind == RS_ENTRY_PREFETCH)
-    s->prefetch_device_ms[p->dir == RS_H2D] += ms;
-  else
-    s->copy_device_ms[p->dir][p->implicit] += ms;
-}
-
 /* Append an entry (lock held) and count it in the totals and every open scope. */
 static int64_t rs_ledger_append(rs_ledger *l, const rs_ledger_entry *e) {
   int64_t seq = l->count++;
@@ -172,90 +123,8 @@ static int64_t rs_ledger_append(rs_ledger *l, const rs_ledger_entry *e) {
   return seq;
 }
 
-static void rs_ledger_add_pending(rs_ledger *l, int64_t seq, const rs_ledger_entry *e,
-                                  void *ev_start, void *ev_end) {
-  if (l->npending == l->pending_cap) {
-    size_t cap = l->pending_cap ? l->pending_cap * 2 : 64;
-    rs_pending_timing *grown = realloc(l->pending, cap * sizeof *grown);
-    if (!grown) return; /* untimed rather than wrong; the events leak into nothing: */
-    l->pending = grown;
-    l->pending_cap = cap;
-  }
-  rs_pending_timing *p = &l->pending[l->npending++];
-  p->seq = seq;
-  p->ev_start = ev_start;
-  p->ev_end = ev_end;
-  p->kind = e->kind;
-  p->dir = e->dir;
-  p->implicit = e->implicit;
-  p->depth = l->depth;
-  for (int i = 0; i < l->depth; i++) p->scope_ids[i] = l->scopes[i].id;
-}
-
-void rs_ledger_resolve(rs_context *ctx, int wait) {
-  rs_ledger *l = ctx->ledger;
-  pthread_mutex_lock(&l->lock);
-  size_t kept = 0;
-  for (size_t i = 0; i < l->npending; i++) {
-    rs_pending_timing p = l->pending[i];
-    int done = 0;
-    if (wait)
-      done = ctx->vt->event_synchronize(ctx->be, p.ev_end) == RS_OK;
-    else
-      done = ctx->vt->event_query(ctx->be, p.ev_end, &done) == RS_OK && done;
-    float ms = -1.0f;
-    if (done && ctx->vt->event_elapsed_ms(ctx->be, &ms, p.ev_start, p.ev_end) != RS_OK) ms = -1.0f;
-    if (!done) {
-      l->pending[kept++] = p;
-      continue;
-    }
-    if (ms >= 0) {
-      rs_stats_add_device(&l->totals, &p, ms);
-      for (int s = 0; s < p.depth && s < l->depth; s++)
-        if (l->scopes[s].id == p.scope_ids[s]) rs_stats_add_device(&l->scopes[s].stats, &p, ms);
-      if (p.seq >= l->count - l->capacity) {
-        rs_ledger_entry *e = &l->ring[p.seq % l->capacity];
-        float since = -1.0f;
-        e->device_ms = ms;
-        if (l->ref_event && ctx->vt->event_elapsed_ms(ctx->be, &since, l->ref_event, p.ev_start) == RS_OK) {
-          e->device_start_ms = l->ref_host_ms + since - l->epoch_ms;
-          double late = e->host_start_ms - e->device_start_ms; /* causality: never before the call */
-          if (late > l->ref_shift_ms) l->ref_shift_ms = late < l->ref_uncertainty_ms ? late : l->ref_uncertainty_ms;
-        }
-      }
-    }
-    rs_ledger_spare(ctx, p.ev_start);
-    rs_ledger_spare(ctx, p.ev_end);
-  }
-  l->npending = kept;
-  pthread_mutex_unlock(&l->lock);
-}
-
-/* Timings are otherwise resolved only when the ledger is read, and a loop that never reads
- * it would keep two events per entry alive without end (a million launches, two million
- * events) and create two new ones for each entry (on the H200's host, timing a pageable
- * 1 MiB copy cost 8-10 us of its 50, creating and recording together, 2026-12-02). So once this many are pending, an entry resolves
- * what is done without waiting, and its events become spares for the next entries. If
- * much is still queued the next sweep waits for twice as many: each pending timing is
- * queried a bounded number of times on average, however deep the queues. */
-#define RS_LEDGER_SWEEP_MIN ((size_t)256)
-static void rs_ledger_sweep(rs_context *ctx) {
-  rs_ledger *l = ctx->ledger;
-  rs_ledger_resolve(ctx, 0);
-  pthread_mutex_lock(&l->lock);
-  l->sweep_at = 2 * l->npending > RS_LEDGER_SWEEP_MIN ? 2 * l->npending : RS_LEDGER_SWEEP_MIN;
-  pthread_mutex_unlock(&l->lock);
-}
-
-size_t rs_ledger_pending_timings(rs_context *ctx) {
-  pthread_mutex_lock(&ctx->ledger->lock);
-  size_t n = ctx->ledger->npending;
-  pthread_mutex_unlock(&ctx->ledger->lock);
-  return n;
-}
-
 static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsigned kind) {
-  rs_ledger_token t = {-1, rs_now_ms(), NULL};
+  rs_ledger_token t = {-1, rs_now_ms(), NULL, NULL};
   /* A captured stream runs nothing now: no events there (they would be captured too). */
   if ((atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) && !rs_capture_of(ctx, stream, 0)) {
     t.ev_start = rs_ledger_event(ctx);
@@ -269,8 +138,8 @@ static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsi
 
 static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_entry *e, void *stream) {
   rs_ledger *l = ctx->ledger;
-  void *ev_end = NULL;
-  if (t.ev_start) {
+  void *ev_end = t.ev_end;
+  if (t.ev_start && !ev_end) {
     ev_end = rs_ledger_event(ctx);
     if (ev_end && ctx->vt->event_record(ctx->be, ev_end, stream) != RS_OK) {
       ctx->vt->event_destroy(ctx->be, ev_end);
@@ -292,7 +161,7 @@ static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_en
     rs_ledger_spare(ctx, t.ev_start);
     rs_ledger_spare(ctx, ev_end);
   }
-  int sweep = l->npending >= (l->sweep_at ? l->sweep_at : RS_LEDGER_SWEEP_MIN);
+  int sweep = l->npending >= l->sweep_at;
   pthread_mutex_unlock(&l->lock);
   if (sweep) rs_ledger_sweep(ctx);
   if (ctx->vt->range_pop) ctx->vt->range_pop();
@@ -424,7 +293,17 @@ void rs_ledger_token_drop(rs_context *ctx, rs_ledger_token token) {
   if (!token.ev_start) return;
   pthread_mutex_lock(&ctx->ledger->lock);
   rs_ledger_spare(ctx, token.ev_start);
+  rs_ledger_spare(ctx, token.ev_end);
   pthread_mutex_unlock(&ctx->ledger->lock);
+}
+
+void rs_ledger_mark_end(rs_context *ctx, rs_ledger_token *t, void *stream) {
+  if (!t->ev_start || t->ev_end) return;
+  t->ev_end = rs_ledger_event(ctx);
+  if (t->ev_end && ctx->vt->event_record(ctx->be, t->ev_end, stream) != RS_OK) {
+    ctx->vt->event_destroy(ctx->be, t->ev_end);
+    t->ev_end = NULL; /* the _end call records one then */
+  }
 }
 
 void rs_ledger_graph_end(rs_context *ctx, rs_ledger_token token, const rs_capture *g, void *stream) {

@@ -48,11 +48,17 @@ typedef struct rs_ledger_token {
   int64_t index; /* entry index, -1 if not recorded */
   double host_start_ms;
   void *ev_start; /* timing event recorded before the work, or NULL */
+  void *ev_end;   /* recorded right after the work by rs_ledger_mark_end, or NULL */
 } rs_ledger_token;
 rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t bytes,
                                      const rs_copy_cause *cause, void *stream);
 void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir, size_t bytes,
                         const rs_copy_cause *cause, void *stream, int ndim, const int64_t *shape);
+/* Record the end of a timed entry's device work now, right after it was queued, rather
+ * than in its _end call: a copy the host then synchronizes (a pageable side) ends its
+ * device time when its work ends, not once the host has seen that, and the event's record
+ * overlaps the work's last microseconds instead of following them. */
+void rs_ledger_mark_end(rs_context *ctx, rs_ledger_token *token, void *stream);
 
 /* What a host wait blocks on: all work of the device, one native stream, one native
  * event. */

@@ -5,8 +5,21 @@
 #include "core/objects.h"
 #include "ledger/state.h"
 
-/* Resolve device times: all pending ones when wait, else only those already complete. */
+/* Device times (ledger_timing.c). Resolve them: all pending ones when wait, else only
+ * those already complete. */
 void rs_ledger_resolve(rs_context *ctx, int wait);
+/* A timing event from the spare list or a new one (NULL if none); one back to the list
+ * (lock held; NULL is ignored). */
+void *rs_ledger_event(rs_context *ctx);
+void rs_ledger_spare(rs_context *ctx, void *ev);
+/* Lock held: entry seq's device time, to resolve once ev_end has completed. */
+void rs_ledger_add_pending(rs_ledger *l, int64_t seq, const rs_ledger_entry *e, void *ev_start, void *ev_end);
+/* Resolve what is done without waiting, and set when the next sweep comes (sweep_at: at
+ * first this many pending). Lock not held. */
+#define RS_LEDGER_SWEEP_MIN ((size_t)256)
+void rs_ledger_sweep(rs_context *ctx);
+/* Destroy the pending timings' events (teardown). */
+void rs_ledger_drop_pending(rs_context *ctx);
 
 /* The calling thread's number in the ledger (1, 2, ... in the order threads first record). */
 int rs_ledger_thread(void);

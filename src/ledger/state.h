@@ -60,7 +60,7 @@ typedef struct rs_ledger {
   int64_t count;    /* entries recorded since reset */
   rs_pending_timing *pending;
   size_t npending, pending_cap;
-  size_t sweep_at; /* pending timings that make the next entry resolve what is done (0: the first) */
+  size_t sweep_at; /* pending timings that make the next entry resolve what is done */
   void **spare_events; /* backend events ready for reuse */
   size_t nspare, spare_cap;
   /* Device times on the host clock: an event recorded and waited for at a known host

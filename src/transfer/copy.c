@@ -216,6 +216,7 @@ rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream,
   rs_ledger_token token = rs_ledger_copy_begin(ctx, dir, bytes, cause, native);
   rs_temp stage_src = {0}, stage_dst = {0};
   rs_status st = rs_move(dst, src, dir, native, &stage_src, &stage_dst);
+  if (st == RS_OK) rs_ledger_mark_end(ctx, &token, native);
   /* Temporaries must outlive the queued work that reads them. */
   if (pageable || stage_src.ptr || stage_dst.ptr) {
     rs_status sync = ctx->vt->stream_synchronize(ctx->be, native);

@@ -100,10 +100,11 @@ rs_status rs_pull_drain(rs_context *ctx) {
      * freed its slots; one that did not run will not. */
     rs_status st = ctx->vt->synchronize(ctx->be);
     if (rs_pull_all_freed(s)) return RS_OK;
+    const unsigned long long unread = (unsigned long long)(s->pull_next - s->pull_unfreed);
     s->pull_unfreed = s->pull_next; /* nothing of them runs any more */
     if (st != RS_OK) return rs_fail_prefix(st, "pageable staging: the device's read of an earlier copy: ");
     return rs_fail(RS_ERR_INTERNAL, "pageable staging: the device finished without reading %llu slices of an earlier copy",
-                   (unsigned long long)(s->pull_next - s->pull_unfreed));
+                   unread);
   }
   return RS_OK;
 }

@@ -12,12 +12,12 @@ struct rs_context;
 /* Slices: a lane's claim and the device's unit. 32 and 64 KiB measured the same on the
  * H200; the smaller lets the device start sooner. */
 #define RS_PULL_SLICE ((size_t)32 << 10)
-/* The largest copy pulled. On the H200 (2026-12-02, bench/pageable's last column in the
- * same run) pulled against DMA pieces: 19.9 against 14.1 GB/s at 1 MiB, 26.8 / 22.7 at
- * 2 MiB, 30.7 / 27.9 at 4 MiB, 32.8 / 33.1 at 8 MiB, 37.1 / 38.4 at 16 MiB; a throwaway
- * program in another call, 39-43 at 16 MiB pulled and 32-34 at 64 MiB, where the DMA
- * pieces reach 41-45. Where they tie the DMAs are kept: they leave the multiprocessors to
- * the kernels. At most the arena. */
+/* The largest copy pulled. On the H200 (2026-12-02, bench/pageable's last column, DMA
+ * pieces alone, in the same run), pulled against DMA pieces: 21.4 against 18.8 GB/s at
+ * 1 MiB, 29.4 / 25.2 at 2 MiB, 33.3 / 29.6 at 4 MiB, 35.0 / 34.7 at 8 MiB; in an earlier
+ * call 37.1 / 38.4 at 16 MiB, and a throwaway program's pull reached 32-34 at 64 MiB where
+ * the DMA pieces reach 41-45. Where they tie the DMAs are kept: they leave the
+ * multiprocessors to the kernels. At most the arena. */
 #define RS_PULL_MAX_BYTES ((size_t)8 << 20)
 
 /* 1 if a staged copy of this size and direction is pulled. */

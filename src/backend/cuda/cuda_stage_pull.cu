@@ -2,12 +2,11 @@
 // protocol at rs_be_pull in backend.h): blocks wait for a slice's ready flag in mapped
 // pinned memory, read the slice over the bus with ordinary loads and write it to the
 // destination, then mark the slot free. One launch serves a whole copy, so a 1 MiB copy
-// costs one call to the driver instead of a DMA, an event and a poll per piece; and the
-// first slice leaves as soon as the host has written its 32 KiB. On the H200
-// (2026-12-02, one call, a throwaway program): 24-26 GB/s at 1 MiB, 30-31 at 2 MiB,
-// 35-36 at 4 MiB and 39-43 at 16 MiB, where the DMA pieces gave 16.5-18, 21-24, 27-30 and
-// 35-39; from 64 MiB the DMAs were ahead (41-45 against 32-34), so larger copies stay
-// with them.
+// costs one call to the driver instead of a DMA, an event and a poll per piece, and the
+// first slice leaves as soon as the host has written its 32 KiB. On the H200 (2026-12-02,
+// bench/pageable, one run): 21.4 GB/s at 1 MiB, 29.4 at 2 MiB, 33.3 at 4 MiB, where the
+// DMA pieces gave 18.8, 25.2 and 29.6. From 8 MiB the DMAs are as fast or faster, so
+// larger copies stay with them (staging_pull.h).
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 #include "backend/cuda/cuda_internal.h"
