@@ -78,7 +78,7 @@ static long long rs_now_ns(void) {
   return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* The first slice not yet freed, moving pull_unfreed up to it (1: all are). */
+/* Moves pull_unfreed past the slices freed so far; 1 if that is all of them. */
 static int rs_pull_all_freed(rs_staging *s) {
   const uint64_t *freed = s->pull_flags + RS_PULL_FLAG_WORDS;
   while (s->pull_unfreed < s->pull_next) {
