@@ -462,11 +462,10 @@ static rs_status lost_pull(rs_backend *b, const rs_be_pull *job, void *stream) {
   return RS_OK;
 }
 
-static void pull_round_trip_ok(rs_context *c, rs_array *h, rs_array *d, rs_array *back, size_t n) {
+static void pull_round_trip_ok(rs_array *h, rs_array *d, rs_array *back, size_t n) {
   CHECK_OK(rs_array_copy(d, h, NULL));
   CHECK_OK(rs_array_copy(back, d, NULL));
   CHECK_BYTES_EQ(rs_array_host_data(back), rs_array_host_data(h), n);
-  (void)c;
 }
 
 static void test_pull_failures(rs_context *ctx) {
@@ -478,7 +477,7 @@ static void test_pull_failures(rs_context *ctx) {
   CHECK_OK(rs_host_array(&back, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
   CHECK_OK(rs_device_array(&d, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
   rs_t_pattern_(rs_array_host_data(h), (size_t)n, 77);
-  pull_round_trip_ok(c, h, d, back, (size_t)n); /* the arena and flags exist */
+  pull_round_trip_ok(h, d, back, (size_t)n); /* the arena and flags exist */
   const rs_backend_vtable *real = c->vt;
   rs_backend_vtable broken = *real;
 
@@ -489,7 +488,7 @@ static void test_pull_failures(rs_context *ctx) {
   CHECK_EQ_I64(st, RS_ERR_DEVICE);
   CHECK(rs_t_contains_(rs_last_error(), "could not be queued"));
   rs_t_pattern_(rs_array_host_data(h), (size_t)n, 78);
-  pull_round_trip_ok(c, h, d, back, (size_t)n);
+  pull_round_trip_ok(h, d, back, (size_t)n);
 
   broken.stage_pull = lost_pull;
   c->vt = &broken;
@@ -499,7 +498,7 @@ static void test_pull_failures(rs_context *ctx) {
   CHECK_EQ_I64(st, RS_ERR_INTERNAL);
   CHECK_MSG(rs_t_contains_(rs_last_error(), "without reading 32 slices"), "message: %s", rs_last_error());
   rs_t_pattern_(rs_array_host_data(h), (size_t)n, 79);
-  pull_round_trip_ok(c, h, d, back, (size_t)n);
+  pull_round_trip_ok(h, d, back, (size_t)n);
 
   CHECK_OK(rs_array_release(h));
   CHECK_OK(rs_array_release(back));

@@ -236,6 +236,12 @@ typedef struct rs_be_pull {
   size_t slices, slice_bytes, bytes, slots;
 } rs_be_pull;
 
+/* 1 if a pull job breaks the rules above (what every backend's stage_pull refuses). */
+static inline int rs_be_pull_malformed(const rs_be_pull *j) {
+  return !j || !j->dst || !j->ring || !j->ready || !j->freed || j->slices == 0 || j->slices > j->slots ||
+         j->slice_bytes % 64 != 0 || j->bytes > j->slices * j->slice_bytes;
+}
+
 #define RS_BE_COMM_ID_BYTES 256 /* = RS_COMM_ID_BYTES; each backend tags its own */
 
 typedef enum rs_be_coll_kind {

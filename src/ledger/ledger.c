@@ -123,29 +123,27 @@ static int64_t rs_ledger_append(rs_ledger *l, const rs_ledger_entry *e) {
   return seq;
 }
 
+/* A timing event recorded on stream now, or NULL (none to be had, or the record failed). */
+static void *rs_ledger_recorded_event(rs_context *ctx, void *stream) {
+  void *ev = rs_ledger_event(ctx);
+  if (ev && ctx->vt->event_record(ctx->be, ev, stream) != RS_OK) {
+    ctx->vt->event_destroy(ctx->be, ev);
+    ev = NULL;
+  }
+  return ev;
+}
+
 static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsigned kind) {
   rs_ledger_token t = {-1, rs_now_ms(), NULL, NULL};
   /* A captured stream runs nothing now: no events there (they would be captured too). */
-  if ((atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) && !rs_capture_of(ctx, stream, 0)) {
-    t.ev_start = rs_ledger_event(ctx);
-    if (t.ev_start && ctx->vt->event_record(ctx->be, t.ev_start, stream) != RS_OK) {
-      ctx->vt->event_destroy(ctx->be, t.ev_start);
-      t.ev_start = NULL;
-    }
-  }
+  if ((atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) && !rs_capture_of(ctx, stream, 0))
+    t.ev_start = rs_ledger_recorded_event(ctx, stream);
   return t;
 }
 
 static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_entry *e, void *stream) {
   rs_ledger *l = ctx->ledger;
-  void *ev_end = t.ev_end;
-  if (t.ev_start && !ev_end) {
-    ev_end = rs_ledger_event(ctx);
-    if (ev_end && ctx->vt->event_record(ctx->be, ev_end, stream) != RS_OK) {
-      ctx->vt->event_destroy(ctx->be, ev_end);
-      ev_end = NULL;
-    }
-  }
+  void *ev_end = t.ev_start && !t.ev_end ? rs_ledger_recorded_event(ctx, stream) : t.ev_end;
   double now = rs_now_ms();
   e->stream = stream;
   e->host_start_ms = t.host_start_ms - l->epoch_ms;
@@ -298,12 +296,7 @@ void rs_ledger_token_drop(rs_context *ctx, rs_ledger_token token) {
 }
 
 void rs_ledger_mark_end(rs_context *ctx, rs_ledger_token *t, void *stream) {
-  if (!t->ev_start || t->ev_end) return;
-  t->ev_end = rs_ledger_event(ctx);
-  if (t->ev_end && ctx->vt->event_record(ctx->be, t->ev_end, stream) != RS_OK) {
-    ctx->vt->event_destroy(ctx->be, t->ev_end);
-    t->ev_end = NULL; /* the _end call records one then */
-  }
+  if (t->ev_start && !t->ev_end) t->ev_end = rs_ledger_recorded_event(ctx, stream); /* NULL: the _end call tries again */
 }
 
 void rs_ledger_graph_end(rs_context *ctx, rs_ledger_token token, const rs_capture *g, void *stream) {

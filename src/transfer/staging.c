@@ -355,25 +355,18 @@ static void rs_lane_run(int lane, void *arg) {
   if (st != RS_OK) rs_job_fail(j, st, lane);
 }
 
-/* Lock held. Before a job: no DMA of an earlier one (another stream, either direction)
- * still uses the arena (the last event the last job recorded follows all of its DMAs on
- * its stream, and that job waited for the ones before it). */
-static rs_status rs_dmas_drain(rs_context *ctx) {
+/* Lock held. Before a copy of either kind: no DMA of an earlier one (another stream,
+ * either direction) still uses the arena (the last event the last job recorded follows
+ * all of its DMAs on its stream, and that job waited for the ones before it), and no
+ * pulled copy still reads it. */
+static rs_status rs_arena_quiet(rs_context *ctx) {
   rs_staging *s = ctx->staging;
-  if (!s->pending) return RS_OK;
-  void *last = s->event[s->pending - 1];
-  s->pending = 0;
-  return ctx->vt->event_synchronize(ctx->be, last);
-}
-
-/* Lock held. Nothing earlier reads the arena any more: DMAs, nor a pulled copy. */
-static rs_status rs_job_start(rs_staged_job *j) {
-  for (int k = 0; k < RS_STAGING_INFLIGHT; k++) {
-    atomic_init(&j->ready[k], -1);
-    atomic_init(&j->arrived[k], 0);
+  if (s->pending) {
+    void *last = s->event[s->pending - 1];
+    s->pending = 0;
+    RS_TRY(ctx->vt->event_synchronize(ctx->be, last));
   }
-  RS_TRY(rs_dmas_drain(j->ctx));
-  return rs_pull_drain(j->ctx);
+  return rs_pull_drain(ctx);
 }
 
 /* About bytes / 8, a power of two from 512 KiB to 8 MiB: it divides the arena. */
@@ -439,9 +432,9 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
   rs_staging *s = ctx->staging;
   pthread_mutex_lock(&s->lock);
   rs_status st = rs_staging_prepare(ctx);
+  if (st == RS_OK) st = rs_arena_quiet(ctx);
   if (st == RS_OK && rs_pull_applies(ctx, bytes, dir)) {
-    st = rs_dmas_drain(ctx);
-    if (st == RS_OK) st = rs_pull_copy(ctx, dst, src, bytes, stream);
+    st = rs_pull_copy(ctx, dst, src, bytes, stream);
   } else if (st == RS_OK) {
     size_t piece = rs_piece_bytes(bytes);
     /* The next whole piece from the cursor: pieces of one copy tile the arena. */
@@ -453,12 +446,13 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
     atomic_init(&j.next, 0);
     atomic_init(&j.finished, 0);
     atomic_init(&j.done, 0);
-    pthread_mutex_init(&j.lock, NULL);
-    st = rs_job_start(&j);
-    if (st == RS_OK) {
-      rs_crew_run(&s->crew, rs_lane_run, &j);
-      if (atomic_load(&j.failed)) st = rs_fail(j.status, "pageable staging: %s", j.message);
+    for (int k = 0; k < RS_STAGING_INFLIGHT; k++) {
+      atomic_init(&j.ready[k], -1);
+      atomic_init(&j.arrived[k], 0);
     }
+    pthread_mutex_init(&j.lock, NULL);
+    rs_crew_run(&s->crew, rs_lane_run, &j);
+    if (atomic_load(&j.failed)) st = rs_fail(j.status, "pageable staging: %s", j.message);
     s->cursor = (base + j.pieces * piece) % RS_STAGING_ARENA_BYTES;
     pthread_mutex_destroy(&j.lock);
   }

@@ -6,9 +6,9 @@
  *
  * Slices carry numbers that never repeat (pull_next counts them for the context), so a
  * flag left over from an earlier copy never reads as ready. A copy has at most as many
- * slices as the ring has slots, so its lanes never wait: before it starts, the slices of
- * the copies before it must all be freed (rs_pull_drain), which the copy path's
- * synchronize after each staged copy has mostly seen to already. */
+ * slices as the ring has slots, so its lanes never wait: before any staged copy starts,
+ * the slices of the pulls before it must all be freed (rs_pull_drain, called by staging.c),
+ * which the copy path's synchronize after each staged copy has mostly seen to already. */
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -138,7 +138,6 @@ static void rs_pull_lane(int lane, void *arg) {
 
 rs_status rs_pull_copy(rs_context *ctx, void *dst, const void *src, size_t bytes, void *stream) {
   rs_staging *s = ctx->staging;
-  RS_TRY(rs_pull_drain(ctx));
   const size_t slices = (bytes + RS_PULL_SLICE - 1) / RS_PULL_SLICE;
   uint64_t *flags_dev = s->pull_flags_dev;
   rs_pull_job j = {.ctx = ctx,

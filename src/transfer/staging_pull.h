@@ -31,8 +31,9 @@ void rs_pull_release(struct rs_context *ctx);
  * the arena. Asks the device after 2 ms, and fails if it never will. */
 rs_status rs_pull_drain(struct rs_context *ctx);
 
-/* The copy; returns once every byte of src is in the arena and the device's side is
- * queued on stream (it may still be reading: the copy path synchronizes). */
+/* The copy, once the arena is quiet (rs_pull_drain and no DMA of an earlier copy left);
+ * returns once every byte of src is in the arena and the device's side is queued on
+ * stream (it may still be reading: the copy path synchronizes). */
 rs_status rs_pull_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, void *stream);
 
 #endif

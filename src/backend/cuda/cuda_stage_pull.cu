@@ -80,9 +80,7 @@ __global__ void __launch_bounds__(kBlock) pull_kernel(rs_be_pull j) {
 }  // namespace
 
 extern "C" rs_status rs_cuda_stage_pull(rs_backend *b, const rs_be_pull *job, void *stream) {
-  if (!job || !job->dst || !job->ring || !job->ready || !job->freed || job->slices == 0 || job->slices > job->slots ||
-      job->slice_bytes % 64 != 0 || job->bytes > job->slices * job->slice_bytes)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "cuda stage_pull: a malformed job");
+  if (rs_be_pull_malformed(job)) return rs_fail(RS_ERR_INVALID_ARGUMENT, "cuda stage_pull: a malformed job");
   RS_CUDA_ENTER(b);
   const int grid = job->slices < (size_t)kGrid ? (int)job->slices : kGrid;
   cudaStream_t s = static_cast<cudaStream_t>(stream);

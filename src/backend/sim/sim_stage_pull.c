@@ -29,9 +29,7 @@ static void run_pull(void *arg) {
 }
 
 rs_status sim_stage_pull(rs_backend *b, const rs_be_pull *job, void *stream) {
-  if (!job || !job->dst || !job->ring || !job->ready || !job->freed || job->slices == 0 || job->slices > job->slots ||
-      job->slice_bytes % 64 != 0 || job->bytes > job->slices * job->slice_bytes)
-    return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim stage_pull: a malformed job");
+  if (rs_be_pull_malformed(job)) return rs_fail(RS_ERR_INVALID_ARGUMENT, "sim stage_pull: a malformed job");
   if (!rs_sim_is_device_ptr(job->dst))
     return rs_fail(RS_ERR_MEMORY_KIND, "sim stage_pull: destination %p is not device memory", job->dst);
   RS_TRY(sim_check_device_range(b, job->dst, 0, (int64_t)job->bytes, "sim stage_pull (destination)"));
