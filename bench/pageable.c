@@ -6,9 +6,12 @@
  *
  * Host wall time around the call plus a synchronize, median after one warm-up; GB/s with
  * GB = 1e9 bytes. Up to 8 MiB an H2D is pulled by the device (transfer/staging_pull.c);
- * the last column times the same copy by DMA pieces alone (staging.c), in the same run. RESIDENT_STAGING_THREADS picks the host threads of the staging (the
- * header line says how many). Targets (issue 16): resident pageable >= 50 GB/s each way
- * from 16 MiB up, >= 25 GB/s at 1 MiB. */
+ * the last column times the same copy by DMA pieces alone (staging.c), in the same run.
+ * RESIDENT_STAGING_THREADS picks the host threads of the staging (the header line says how
+ * many). The lines after the table give the bounds a staged copy lives within: the host's
+ * own copy rate into pinned memory, alone and while the link runs both ways, whether
+ * kernels could read pageable memory directly, and page-locking in place. Targets (issue
+ * 16): resident pageable >= 50 GB/s each way from 16 MiB up, >= 25 GB/s at 1 MiB. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +109,62 @@ static void die_cuda(cudaError_t e, const char *what) {
   exit(1);
 }
 
+/* The host's copying while the link runs both ways, as in a streamed run from pageable
+ * memory: 64 MiB DMAs of pinned memory queued on two streams (H2D and D2H, about 30 ms of
+ * work) while `threads` threads copy `bytes`: all pageable -> pinned with the staging's
+ * stores, or (both_ways) half that way and half pinned -> pageable, as a streamed run's
+ * copies in and out do at once. Every staged byte crosses the host's memory this way, so
+ * a staged copy (or streamed run) cannot beat the host's rate here. *link gets the link's
+ * GB/s meanwhile (H2D, D2H); the result is negative if the DMAs ended before the host. */
+static double host_copy_under_load(char *pinned, char *pageable, size_t bytes, int threads, int both_ways,
+                                   double link[2]) {
+  const size_t chunk = 64 * MIB;
+  const int n = 24;
+  char *hbuf = NULL, *dbuf = NULL;
+  cudaStream_t st[2];
+  cudaEvent_t ev[2][2];
+  die_cuda(cudaMallocHost((void **)&hbuf, 2 * chunk), "cudaMallocHost (load)");
+  die_cuda(cudaMalloc((void **)&dbuf, 2 * chunk), "cudaMalloc (load)");
+  for (int d = 0; d < 2; d++) {
+    die_cuda(cudaStreamCreateWithFlags(&st[d], cudaStreamNonBlocking), "stream");
+    for (int k = 0; k < 2; k++) die_cuda(cudaEventCreate(&ev[d][k]), "event");
+  }
+  for (int d = 0; d < 2; d++) {
+    die_cuda(cudaEventRecord(ev[d][0], st[d]), "record");
+    for (int k = 0; k < n; k++)
+      die_cuda(d ? cudaMemcpyAsync(hbuf + chunk, dbuf + chunk, chunk, cudaMemcpyDeviceToHost, st[d])
+                 : cudaMemcpyAsync(dbuf, hbuf, chunk, cudaMemcpyHostToDevice, st[d]),
+               "load DMA");
+    die_cuda(cudaEventRecord(ev[d][1], st[d]), "record");
+  }
+  while (cudaEventQuery(ev[0][0]) != cudaSuccess || cudaEventQuery(ev[1][0]) != cudaSuccess) {
+  }
+  pthread_t t[16];
+  memcpy_job m[16];
+  double t0 = now_ms();
+  size_t share = bytes / (size_t)threads;
+  for (int i = 0; i < threads; i++) {
+    size_t off = (size_t)i * share, len = i == threads - 1 ? bytes - off : share;
+    int out = both_ways && i % 2; /* pinned -> pageable, as a D2H's lanes copy */
+    m[i] = out ? (memcpy_job){pageable + off, pinned + off, len, 0} : (memcpy_job){pinned + off, pageable + off, len, 1};
+    if (pthread_create(&t[i], NULL, memcpy_run, &m[i]) != 0) return 0;
+  }
+  for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+  double host = (double)bytes / ((now_ms() - t0) * 1e6);
+  int overlapped = cudaEventQuery(ev[0][1]) == cudaErrorNotReady && cudaEventQuery(ev[1][1]) == cudaErrorNotReady;
+  die_cuda(cudaDeviceSynchronize(), "synchronize (load)");
+  for (int d = 0; d < 2; d++) {
+    float ms = 0;
+    die_cuda(cudaEventElapsedTime(&ms, ev[d][0], ev[d][1]), "elapsed");
+    link[d] = (double)n * (double)chunk / ((double)ms * 1e6);
+    for (int k = 0; k < 2; k++) cudaEventDestroy(ev[d][k]);
+    cudaStreamDestroy(st[d]);
+  }
+  cudaFreeHost(hbuf);
+  cudaFree(dbuf);
+  return overlapped ? host : -host;
+}
+
 typedef struct {
   rs_array *host, *dev;     /* resident: pageable host and device views of `bytes` */
   void *pinned, *pageable, *raw_dev;
@@ -164,6 +223,11 @@ int main(int argc, char **argv) {
   const char *threads = getenv("RESIDENT_STAGING_THREADS");
   printf("pageable copies on %s, RESIDENT_STAGING_THREADS=%s; GB/s (1e9 B/s), median of %d\n", props.name,
          threads && *threads ? threads : "(default)", repeat);
+  int hmm = 0, hmm_tables = 0;
+  die_cuda(cudaDeviceGetAttribute(&hmm, cudaDevAttrPageableMemoryAccess, 0), "attribute");
+  die_cuda(cudaDeviceGetAttribute(&hmm_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, 0), "attribute");
+  printf("kernels reach pageable memory directly (cudaDevAttrPageableMemoryAccess): %s%s\n", hmm ? "yes" : "no",
+         hmm_tables ? ", through the host's page tables" : "");
   printf("%-9s %9s %9s %9s %9s %9s %9s %8s %8s %9s\n", "size", "res H2D", "res D2H", "pin H2D", "pin D2H", "page H2D",
          "page D2H", "H2D/pin", "D2H/pin", "H2D DMAs");
   size_t top = max_mib * MIB;
@@ -207,6 +271,14 @@ int main(int argc, char **argv) {
     for (int th = 1; th <= 16; th *= 2)
       printf("  %d threads %.1f", th, host_memcpy_gbs(j.pinned, j.pageable, mbytes, th, streaming));
     printf("\n");
+  }
+  for (int both = 0; both < 2; both++) {
+    double link[2];
+    double h = host_copy_under_load(j.pinned, j.pageable, mbytes, 8, both, link);
+    printf("host copy on 8 threads while the link runs both ways, %zu MiB, %s: %.1f GB/s%s; the link meanwhile "
+           "H2D %.1f, D2H %.1f GB/s\n",
+           mbytes / MIB, both ? "half pageable -> pinned, half pinned -> pageable" : "pageable -> pinned (streaming stores)",
+           h < 0 ? -h : h, h < 0 ? " (the DMAs ended first)" : "", link[0], link[1]);
   }
   printf("page-locked in place (rs_pinned_begin, H2D + D2H, rs_pinned_end), GB/s both ways together:");
   for (size_t mib = 1; mib <= max_mib; mib *= 4) printf("  %zu MiB %.1f", mib, register_gbs(ctx, mib * MIB));

@@ -680,6 +680,11 @@ static void test_wait_for_earlier_work(rs_context *ctx) {
                 "entry 2: kind %d cause \"%s\", expected the explicit D2H copy", (int)e.kind, e.cause);
       CHECK_MSG(e.host_ms < 15, "the 4 KB copy itself took %.3f ms of host time (the wait is apart)",
                 e.host_ms);
+      /* The host waited for it from an idle stream: its device time is that span, taken on
+       * the host clock, and so holds none of the kernel's 30 ms either. */
+      CHECK_MSG(e.device_ms == e.host_ms && e.device_start_ms == e.host_start_ms,
+                "the pageable copy's device time %.4f ms from %.4f, its host time %.4f ms from %.4f", e.device_ms,
+                e.device_start_ms, e.host_ms, e.host_start_ms);
     } else {
       FAIL("unexpected entry %lld: kind %d cause \"%s\"", (long long)i, (int)e.kind, e.cause);
     }
@@ -688,6 +693,53 @@ static void test_wait_for_earlier_work(rs_context *ctx) {
   CHECK_EQ_I64(stage, 3);
   CHECK_BYTES_EQ(rs_array_host_data(h), in, sizeof in);
   CHECK_OK(rs_array_release(d));
+  CHECK_OK(rs_array_release(h));
+}
+
+/* A copy the host waits for (a pageable side) is timed on the host clock, from an idle
+ * stream to its end: no timing events are held for it, and the totals add its time at
+ * once. A pinned copy, which the host does not wait for, is still timed by events. */
+static void test_pageable_copies_host_timed(rs_context *ctx) {
+  rs_array *h = NULL, *p = NULL, *d = NULL;
+  CHECK_OK(fresh(ctx));
+  CHECK_OK(rs_ledger_set_timing(ctx, RS_TIME_COPIES));
+  CHECK_OK(make_kind(&h, ctx, RS_MEM_HOST, 1 << 18, RS_FLOAT32));
+  CHECK_OK(make_kind(&p, ctx, RS_MEM_PINNED, 1 << 18, RS_FLOAT32));
+  CHECK_OK(make_kind(&d, ctx, RS_MEM_DEVICE, 1 << 18, RS_FLOAT32));
+  float *hv = rs_array_host_data(h);
+  for (int i = 0; i < 1 << 18; i++) hv[i] = (float)input_value(i);
+  CHECK_OK(rs_ledger_reset(ctx));
+  for (int k = 0; k < 3; k++) {
+    CHECK_OK(rs_to_device_into(d, h, NULL));
+    memset(hv, 0, sizeof(float) << 18);
+    CHECK_OK(rs_copy_to_host_into(h, d, NULL));
+    for (int i = 0; i < 1 << 18; i += 4099) CHECK_NEAR(hv[i], (float)input_value(i), 0);
+  }
+  CHECK_EQ_I64(rs_ledger_pending_timings(ctx), 0);
+  double sum[2] = {0, 0};
+  for (int64_t i = 0; i < 6; i++) {
+    rs_ledger_entry e;
+    CHECK_OK(rs_ledger_entry_at(ctx, i, &e));
+    CHECK_MSG(e.kind == RS_ENTRY_COPY && e.dir == (i % 2 ? RS_D2H : RS_H2D), "entry %lld: kind %d dir %d",
+              (long long)i, (int)e.kind, (int)e.dir);
+    CHECK_MSG(e.device_ms > 0 && e.device_ms == e.host_ms && e.device_start_ms == e.host_start_ms,
+              "entry %lld: device %.4f ms from %.4f, host %.4f ms from %.4f", (long long)i, e.device_ms,
+              e.device_start_ms, e.host_ms, e.host_start_ms);
+    sum[i % 2] += e.device_ms;
+  }
+  rs_ledger_stats s;
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
+  CHECK_NEAR(s.copy_device_ms[RS_H2D][0], sum[0], 1e-9);
+  CHECK_NEAR(s.copy_device_ms[RS_D2H][0], sum[1], 1e-9);
+  /* pinned: queued, not waited for; events time it */
+  CHECK_OK(rs_to_device_into(d, p, NULL));
+  CHECK_EQ_I64(rs_ledger_pending_timings(ctx), 1);
+  CHECK_OK(rs_ledger_get_stats(ctx, &s));
+  CHECK_EQ_I64(rs_ledger_pending_timings(ctx), 0);
+  CHECK_MSG(s.copy_device_ms[RS_H2D][0] > sum[0], "the pinned copy added no device time (%.4f ms, %.4f before)",
+            s.copy_device_ms[RS_H2D][0], sum[0]);
+  CHECK_OK(rs_array_release(d));
+  CHECK_OK(rs_array_release(p));
   CHECK_OK(rs_array_release(h));
 }
 
@@ -786,6 +838,7 @@ static const rs_test_case tests[] = {
     RS_TEST(test_device_times_off),
     RS_TEST(test_wait_recorded),
     RS_TEST(test_wait_for_earlier_work),
+    RS_TEST(test_pageable_copies_host_timed),
     RS_TEST(test_print),
     RS_TEST(test_direction_names),
     RS_TEST(test_pending_timings_bounded),

@@ -73,11 +73,15 @@ typedef struct rs_ledger_entry {
   void *stream;         /* backend stream handle (NULL = legacy default) */
   double host_start_ms; /* host clock at the start, ms since the ledger's reset */
   double host_ms;       /* time the calling thread spent in the call */
-  double device_ms;     /* device time from events; -1 if not timed (rs_ledger_set_timing) */
+  double device_ms;     /* device time from a pair of events; for a copy the host waits for
+                           (a pageable side), the host clock from its idle stream to its end,
+                           the same span without two event records; -1 if not timed
+                           (rs_ledger_set_timing) */
   int64_t graph_copies; /* graphs: copies in one replay */
   int64_t graph_kernels; /* graphs: kernels in one replay */
   double device_start_ms; /* when the device began it, on the host clock (ms since the
-                           * ledger's reset), from the same events; -1 if not timed */
+                           * ledger's reset), from the same events or host clock; -1 if
+                           * not timed */
   int thread;           /* the host thread that made the call: 1 for the first thread the
                            ledger saw in this process, 2 for the next, ... */
   char shape[32];       /* copies: the array's shape as NumPy prints it, "(1000,)",
@@ -116,14 +120,16 @@ RS_API int64_t rs_ledger_copies(const rs_ledger_stats *s, int implicit);
 RS_API int64_t rs_ledger_bytes(const rs_ledger_stats *s, int implicit);
 RS_API double rs_ledger_copy_ms(const rs_ledger_stats *s); /* device time where timed, else host time */
 
-/* What the ledger times on the device with a pair of events: copies (the default), kernels,
- * both, or nothing (RESIDENT_LEDGER_TIMING=copies|kernels|all|off, also 1 = all; off, none and 0 = nothing).
- * Timing kernels costs two event records per launch (about 3-4 us on an H200), which is why
- * it is off by default; every kernel is counted and its host time recorded either way. A
- * timed copy pays the same: about a tenth of a 1 MiB pageable copy's time (20-22 GB/s
- * against 23-25 untimed on the H200). Device times are resolved when the ledger is read,
- * or without waiting once 256 are pending, so a loop that never reads it holds a bounded
- * number of events. */
+/* What the ledger times on the device: copies (the default), kernels, both, or nothing
+ * (RESIDENT_LEDGER_TIMING=copies|kernels|all|off, also 1 = all; off, none and 0 = nothing).
+ * Work the host does not wait for is timed with a pair of events; that costs two event
+ * records per launch (about 4 us on an H200), which is why kernels are off by default;
+ * every kernel is counted and its host time recorded either way. A pinned or device copy
+ * pays the same. A copy with a pageable side is one the host waits for: it starts on an
+ * idle stream (the wait for earlier work is recorded apart) and the call returns when it
+ * is done, so the host clock times it, for free. Device times from events are resolved
+ * when the ledger is read, or without waiting once 256 are pending, so a loop that never
+ * reads it holds a bounded number of events. */
 #define RS_TIME_NONE 0x0u
 #define RS_TIME_COPIES 0x1u
 #define RS_TIME_KERNELS 0x2u

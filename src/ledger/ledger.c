@@ -50,11 +50,17 @@ rs_status rs_ledger_init(rs_context *ctx) {
   memset(l, 0, sizeof *l);
   l->capacity = ctx->cfg.ledger_entries > 0 ? ctx->cfg.ledger_entries : 65536;
   l->ring = calloc((size_t)l->capacity, sizeof *l->ring);
-  if (!l->ring) return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "no host memory for the ledger");
+  l->host_clocked = calloc((size_t)l->capacity, 1);
+  if (!l->ring || !l->host_clocked) {
+    free(l->ring);
+    free(l->host_clocked);
+    return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "no host memory for the ledger");
+  }
   l->scope_log = calloc(RS_LEDGER_SCOPE_LOG, sizeof *l->scope_log);
   l->pool_log = calloc(RS_LEDGER_POOL_LOG, sizeof *l->pool_log);
   if (!l->scope_log || !l->pool_log) {
     free(l->ring);
+    free(l->host_clocked);
     free(l->scope_log);
     free(l->pool_log);
     return rs_fail(RS_ERR_HOST_OUT_OF_MEMORY, "no host memory for the ledger");
@@ -77,6 +83,7 @@ void rs_ledger_destroy(rs_context *ctx) {
   free(l->pool_log);
   free(l->pending);
   free(l->ring);
+  free(l->host_clocked);
   pthread_mutex_destroy(&l->lock);
 }
 
@@ -86,6 +93,7 @@ static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
       s->copies[e->dir][e->implicit]++;
       s->bytes[e->dir][e->implicit] += (int64_t)e->bytes;
       s->copy_host_ms[e->dir][e->implicit] += e->host_ms;
+      if (e->device_ms >= 0) s->copy_device_ms[e->dir][e->implicit] += e->device_ms; /* timed by the host */
       break;
     case RS_ENTRY_KERNEL:
       s->kernels++;
@@ -118,9 +126,15 @@ static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
 static int64_t rs_ledger_append(rs_ledger *l, const rs_ledger_entry *e) {
   int64_t seq = l->count++;
   l->ring[seq % l->capacity] = *e;
+  l->host_clocked[seq % l->capacity] = 0;
   rs_stats_add_entry(&l->totals, e);
   for (int i = 0; i < l->depth; i++) rs_stats_add_entry(&l->scopes[i].stats, e);
   return seq;
+}
+
+void rs_ledger_read(const rs_ledger *l, int64_t seq, rs_ledger_entry *out) {
+  *out = l->ring[seq % l->capacity];
+  if (out->device_start_ms >= 0 && !l->host_clocked[seq % l->capacity]) out->device_start_ms += l->ref_shift_ms;
 }
 
 /* A timing event recorded on stream now, or NULL (none to be had, or the record failed). */
@@ -133,11 +147,15 @@ static void *rs_ledger_recorded_event(rs_context *ctx, void *stream) {
   return ev;
 }
 
-static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsigned kind) {
-  rs_ledger_token t = {-1, rs_now_ms(), NULL, NULL};
+static rs_ledger_token rs_ledger_timed_begin(rs_context *ctx, void *stream, unsigned kind, int host_waits) {
+  rs_ledger_token t = {-1, rs_now_ms(), NULL, NULL, 0};
   /* A captured stream runs nothing now: no events there (they would be captured too). */
-  if ((atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) && !rs_capture_of(ctx, stream, 0))
-    t.ev_start = rs_ledger_recorded_event(ctx, stream);
+  if ((atomic_load_explicit(&ctx->ledger->timing, memory_order_relaxed) & kind) && !rs_capture_of(ctx, stream, 0)) {
+    if (host_waits)
+      t.host_timed = 1;
+    else
+      t.ev_start = rs_ledger_recorded_event(ctx, stream);
+  }
   return t;
 }
 
@@ -148,11 +166,12 @@ static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_en
   e->stream = stream;
   e->host_start_ms = t.host_start_ms - l->epoch_ms;
   e->host_ms = now - t.host_start_ms;
-  e->device_ms = -1;
-  e->device_start_ms = -1;
+  e->device_ms = t.host_timed ? e->host_ms : -1;
+  e->device_start_ms = t.host_timed ? e->host_start_ms : -1;
   e->thread = rs_ledger_thread();
   pthread_mutex_lock(&l->lock);
   int64_t seq = rs_ledger_append(l, e);
+  l->host_clocked[seq % l->capacity] = (unsigned char)t.host_timed;
   if (t.ev_start && ev_end)
     rs_ledger_add_pending(l, seq, e, t.ev_start, ev_end);
   else {
@@ -168,10 +187,10 @@ static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_en
 /* The profiler range opens before the entry's clock starts and closes after it stops, so
  * the ledger's times do not include the annotation. */
 rs_ledger_token rs_ledger_copy_begin(rs_context *ctx, rs_copy_dir dir, size_t bytes,
-                                     const rs_copy_cause *cause, void *stream) {
+                                     const rs_copy_cause *cause, void *stream, int host_waits) {
   (void)bytes;
   if (ctx->vt->range_push) ctx->vt->range_push((rs_range_kind)dir, cause->implicit, cause->what, cause->arg);
-  return rs_ledger_timed_begin(ctx, stream, cause->untimed ? RS_TIME_NONE : RS_TIME_COPIES);
+  return rs_ledger_timed_begin(ctx, stream, cause->untimed ? RS_TIME_NONE : RS_TIME_COPIES, host_waits);
 }
 
 /* "(1000,)", "(64, 64)", "()": NumPy's way, cut with "..." where it does not fit. */
@@ -208,7 +227,7 @@ void rs_ledger_copy_end(rs_context *ctx, rs_ledger_token token, rs_copy_dir dir,
 
 rs_ledger_token rs_ledger_prefetch_begin(rs_context *ctx, void *stream) {
   if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_PREFETCH, 0, "rs_array_prefetch", -1);
-  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
+  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES, 0);
 }
 
 void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_device, size_t bytes, const char *cause,
@@ -226,7 +245,7 @@ void rs_ledger_prefetch_end(rs_context *ctx, rs_ledger_token token, int to_devic
 /* Collectives are timed with the copies: they move bytes between devices. */
 rs_ledger_token rs_ledger_collective_begin(rs_context *ctx, const char *name, void *stream) {
   if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_COLLECTIVE, 0, name, -1);
-  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES);
+  return rs_ledger_timed_begin(ctx, stream, RS_TIME_COPIES, 0);
 }
 
 void rs_ledger_collective_end(rs_context *ctx, rs_ledger_token token, const char *name, size_t bytes, void *stream) {
@@ -242,7 +261,7 @@ void rs_ledger_collective_end(rs_context *ctx, rs_ledger_token token, const char
 
 rs_ledger_token rs_ledger_kernel_begin(rs_context *ctx, const char *name, void *stream) {
   if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_KERNEL, 0, name, -1);
-  return rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS);
+  return rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS, 0);
 }
 
 void rs_ledger_kernel_end(rs_context *ctx, rs_ledger_token token, const char *name, void *stream) {
@@ -282,7 +301,7 @@ static void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
 
 rs_status rs_ledger_graph_begin(rs_context *ctx, void *stream, rs_ledger_token *token) {
   if (ctx->vt->range_push) ctx->vt->range_push(RS_RANGE_GRAPH, 0, "rs_graph_launch", -1);
-  *token = rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS); /* timed as kernels are */
+  *token = rs_ledger_timed_begin(ctx, stream, RS_TIME_KERNELS, 0); /* timed as kernels are */
   return RS_OK;
 }
 

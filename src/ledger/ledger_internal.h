@@ -21,6 +21,10 @@ void rs_ledger_sweep(rs_context *ctx);
 /* Destroy the pending timings' events (teardown). */
 void rs_ledger_drop_pending(rs_context *ctx);
 
+/* Entry seq of the ring as readers see it (lock held): device starts placed by events
+ * moved by ref_shift_ms, those taken on the host clock as they are. */
+void rs_ledger_read(const rs_ledger *l, int64_t seq, rs_ledger_entry *out);
+
 /* The calling thread's number in the ledger (1, 2, ... in the order threads first record). */
 int rs_ledger_thread(void);
 

@@ -107,8 +107,7 @@ rs_status rs_ledger_entry_at(rs_context *ctx, int64_t index, rs_ledger_entry *ou
     return rs_fail(RS_ERR_INDEX, "rs_ledger_entry_at: index %lld of %lld entries", (long long)index,
                    (long long)kept);
   }
-  *out = l->ring[(l->count - kept + index) % l->capacity];
-  if (out->device_start_ms >= 0) out->device_start_ms += l->ref_shift_ms;
+  rs_ledger_read(l, l->count - kept + index, out);
   pthread_mutex_unlock(&l->lock);
   return RS_OK;
 }

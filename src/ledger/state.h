@@ -56,6 +56,8 @@ typedef struct rs_ledger {
   int depth;
   uint64_t next_scope_id;
   rs_ledger_entry *ring;
+  unsigned char *host_clocked; /* per ring slot: its device time was taken on the host clock
+                                * (a copy the host waited for), so ref_shift_ms is not added */
   int64_t capacity; /* entries kept */
   int64_t count;    /* entries recorded since reset */
   rs_pending_timing *pending;

@@ -215,8 +215,7 @@ static int next_entry(rs_ledger *l, rs_trace_span *s, rs_ledger_entry *out) {
   if (l->count < s->entry_end) return 0; /* reset meanwhile: what is left is another run's */
   if (s->entry < l->count - l->capacity) s->entry = l->count - l->capacity; /* overwritten meanwhile */
   if (s->entry >= s->entry_end) return 0;
-  *out = l->ring[s->entry % l->capacity];
-  if (out->device_start_ms >= 0) out->device_start_ms += l->ref_shift_ms;
+  rs_ledger_read(l, s->entry, out);
   return 1;
 }
 

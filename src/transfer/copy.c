@@ -203,17 +203,19 @@ rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream,
   RS_TRY(rs_guard_capture_check(ctx, native, dir, pageable || strided_host, cause));
   if (bytes == 0) return RS_OK;
 
-  /* Pageable memory cannot be reached asynchronously: the copy is only done when the
-   * stream is. The host then waits for the earlier work on the stream as well; that
-   * wait is recorded on its own, so a slow blocking copy shows whether it was copying
-   * or waiting for kernels (the seed's slow `print(out[2])`). */
-  if (pageable) RS_TRY(rs_wait_for_earlier_work(ctx, native, who));
-
   /* Memory reused from a cache may still be in use by earlier work on the stream it was
    * allocated for: a copy on another stream is ordered after that work. */
   RS_TRY(rs_memory_prepare_use(dst->buf, native));
   RS_TRY(rs_memory_prepare_use(src->buf, native));
-  rs_ledger_token token = rs_ledger_copy_begin(ctx, dir, bytes, cause, native);
+
+  /* Pageable memory cannot be reached asynchronously: the copy is only done when the
+   * stream is. The host then waits for the earlier work on the stream as well (and for
+   * what the stream was just told to wait for); that wait is recorded on its own, so a
+   * slow blocking copy shows whether it was copying or waiting for kernels (the seed's
+   * slow `print(out[2])`). From an idle stream to the synchronize below, the host's
+   * clock times the copy itself. */
+  if (pageable) RS_TRY(rs_wait_for_earlier_work(ctx, native, who));
+  rs_ledger_token token = rs_ledger_copy_begin(ctx, dir, bytes, cause, native, pageable);
   rs_temp stage_src = {0}, stage_dst = {0};
   rs_status st = rs_move(dst, src, dir, native, &stage_src, &stage_dst);
   if (st == RS_OK) rs_ledger_mark_end(ctx, &token, native);

@@ -83,7 +83,7 @@ static rs_status peer_block(rs_array *dst, const rs_array *src, rs_stream *strea
   RS_TRY(rs_stream_resolve(ctx, stream, &native, cause->what));
   size_t bytes = rs_array_nbytes(dst);
   RS_TRY(rs_memory_prepare_use(dst->buf, native));
-  rs_ledger_token token = rs_ledger_copy_begin(ctx, RS_DIR_P2P, bytes, cause, native);
+  rs_ledger_token token = rs_ledger_copy_begin(ctx, RS_DIR_P2P, bytes, cause, native, 0);
   int direct = 0;
   rs_status st = ctx->vt->copy_peer_async(ctx->be, rs_array_device_ptr(dst), src->ctx->be, rs_array_device_ptr(src),
                                           bytes, native, &direct);
