@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
     printf("\n");
   }
   for (int both = 0; both < 2; both++) {
-    double link[2];
+    double link[2] = {0, 0};
     double h = host_copy_under_load(j.pinned, j.pageable, mbytes, 8, both, link);
     printf("host copy on 8 threads while the link runs both ways, %zu MiB, %s: %.1f GB/s%s; the link meanwhile "
            "H2D %.1f, D2H %.1f GB/s\n",
