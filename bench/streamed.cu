@@ -19,9 +19,6 @@
 //   res 16x4       rs_streamed_run with 16 chunks over 4 streams given
 //   stage max      max(H2D alone, D2H alone, N kernels alone), raw, pinned: the bound an
 //                  overlapped run approaches
-// Under each pageable size, a floor: the link's copies both ways and the host's copies
-// between pageable and pinned memory both ways, all at once and unordered; no staged run
-// from pageable memory can beat it on this host.
 // Targets (issue 16): 10 kernels, 100 MB pinned: res streamed <= 2.4 ms (raw chunked);
 // 1 GiB: <= 1.15 x stage max; pageable <= 1.25 x the pinned streamed time.
 #include <cuda_runtime.h>
@@ -31,13 +28,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <thread>
 #include <vector>
 #include "cli/pipeline_kernel.h"
 #include "resident.h"
-extern "C" {
-#include "core/host_copy.h" // internal: the staging's copy, for the pageable floor
-}
 
 #include "bench_cuda_check.h"
 #define RK(x)                                                                                          \
@@ -177,50 +170,6 @@ static double stage_ms(Raw &r, float *pinned, size_t n, int which, int kernels) 
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
   return median(t);
-}
-
-// The least a streamed run from pageable memory can take on this host: the same bytes
-// over the link both ways (pinned DMAs) and through the host's memory both ways (threads
-// copying pageable -> pinned with the staging's streaming stores, and pinned -> pageable),
-// all at once with no order between them. A staged run does this work and more, in order,
-// so it cannot be faster; best over 8 and 16 threads (half each way), median of 3.
-static double pageable_floor_ms(Raw &r, float *pin, size_t n) {
-  const size_t bytes = n * 4;
-  float *dev2 = nullptr;
-  char *stage = nullptr;
-  CK(cudaMalloc(&dev2, bytes));
-  CK(cudaMallocHost(&stage, 2 * bytes));  // [0, bytes): D2H lands here; [bytes, 2 bytes): the host fills
-  std::vector<char> page_in(bytes, 1), page_out(bytes, 0);
-  double best = 1e30;
-  for (int threads : {8, 16}) {
-    std::vector<double> t;
-    for (int rep = 0; rep < 3; rep++) {
-      double t0 = now_ms();
-      CK(cudaMemcpyAsync(r.dev, pin, bytes, cudaMemcpyHostToDevice, r.st[0]));
-      CK(cudaMemcpyAsync(stage, dev2, bytes, cudaMemcpyDeviceToHost, r.st[1]));
-      std::vector<std::thread> pool;
-      const int half = threads / 2;
-      const size_t share = bytes / (size_t)half;
-      for (int i = 0; i < threads; i++) {
-        const int k = i % half, out = i >= half;
-        const size_t off = (size_t)k * share, len = k == half - 1 ? bytes - off : share;
-        pool.emplace_back([&, off, len, out] {
-          if (out)
-            std::memcpy(page_out.data() + off, (const char *)pin + off, len);
-          else
-            rs_host_copy_streaming(stage + bytes + off, page_in.data() + off, len);
-        });
-      }
-      for (auto &th : pool) th.join();
-      CK(cudaStreamSynchronize(r.st[0]));
-      CK(cudaStreamSynchronize(r.st[1]));
-      t.push_back(now_ms() - t0);
-    }
-    best = std::min(best, median(t));
-  }
-  CK(cudaFreeHost(stage));
-  CK(cudaFree(dev2));
-  return best;
 }
 
 struct Res {
@@ -402,12 +351,6 @@ int main(int argc, char **argv) {
         if (h == 1) {
           std::printf("%-8s %-8s %2d   pageable streamed / pinned streamed = %.2f (target <= 1.25)\n", "", "", kernels,
                       rst / pinned_streamed[si][ki]);
-          if (ki == 0) {
-            double floor_ms = pageable_floor_ms(raw, (float *)rs_array_host_data(pinned), n);
-            std::printf("%-8s %-8s      the floor from pageable memory (the link both ways and the host's copies both ways, "
-                        "all at once): %.3f ms = %.2f x pinned streamed (3 kernels), %.2f x (10)\n",
-                        "", "", floor_ms, floor_ms / pinned_streamed[si][0], floor_ms / pinned_streamed[si][1]);
-          }
           // The pageable array page-locked in place for the run instead of staged.
           double reg = timed(rep_n, [&] {
             RK(rs_pinned_begin(host));
