@@ -507,9 +507,81 @@ static void test_pull_failures(rs_context *ctx) {
   rs_context_destroy(c);
 }
 
+/* What a staged copy asks of the driver once the arena exists, counted through the
+ * backend's table: the ledger times a pageable copy on the host clock (no event records),
+ * and a D2H that saw its last DMA complete leaves nothing to synchronize, for the copy
+ * path or for the next copy's check of the arena. */
+static const rs_backend_vtable *g_real;
+static int g_stream_syncs, g_event_syncs, g_records;
+static rs_status counting_stream_sync(rs_backend *b, void *s) {
+  g_stream_syncs++;
+  return g_real->stream_synchronize(b, s);
+}
+static rs_status counting_event_sync(rs_backend *b, void *ev) {
+  g_event_syncs++;
+  return g_real->event_synchronize(b, ev);
+}
+static rs_status counting_record(rs_backend *b, void *ev, void *s) {
+  g_records++;
+  return g_real->event_record(b, ev, s);
+}
+
+static void test_driver_calls(rs_context *ctx) {
+  rs_context *c = staged_context_threads(ctx, "3");
+  CHECK(c != NULL);
+  const int64_t n = 2 << 20;
+  rs_array *h = NULL, *d = NULL, *back = NULL;
+  CHECK_OK(rs_host_array(&h, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(&back, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(&d, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_ledger_set_timing(c, RS_TIME_COPIES));
+  rs_t_pattern_(rs_array_host_data(h), (size_t)n, 91);
+  pull_round_trip_ok(h, d, back, (size_t)n); /* the arena and flags exist */
+  g_real = c->vt;
+  rs_backend_vtable counting = *g_real;
+  counting.stream_synchronize = counting_stream_sync;
+  counting.event_synchronize = counting_event_sync;
+  counting.event_record = counting_record;
+  for (int pull = 1; pull >= 0; pull--) {
+    rs_staging_allow_pull(c, pull);
+    rs_t_pattern_(rs_array_host_data(h), (size_t)n, 92 + (uint64_t)pull);
+    memset(rs_array_host_data(back), 0, (size_t)n);
+    g_stream_syncs = g_event_syncs = g_records = 0;
+    c->vt = &counting;
+    rs_status st = rs_array_copy(d, h, NULL);
+    const int h2d_syncs = g_stream_syncs + g_event_syncs, h2d_records = g_records;
+    g_stream_syncs = g_event_syncs = g_records = 0;
+    if (st == RS_OK) st = rs_array_copy(back, d, NULL);
+    c->vt = g_real;
+    CHECK_OK(st);
+    CHECK_BYTES_EQ(rs_array_host_data(back), rs_array_host_data(h), (size_t)n);
+    /* H2D: one wait (pulled: for its stream; DMA pieces: for its last DMA's event), and
+     * pulled, nothing recorded; D2H: no wait beyond its pieces' events */
+    CHECK_MSG(h2d_syncs == 1, "pull %d: the H2D synchronized %d times", pull, h2d_syncs);
+    if (pull) CHECK_MSG(h2d_records == 0, "the pulled H2D recorded %d events", h2d_records);
+    CHECK_MSG(g_stream_syncs == 0 && g_event_syncs == 0, "the D2H after it synchronized %d streams and %d events",
+              g_stream_syncs, g_event_syncs);
+    int idle = 0;
+    CHECK_OK(g_real->stream_query(c->be, NULL, &idle));
+    CHECK_MSG(idle, "the legacy stream is busy after a staged D2H returned");
+  }
+  rs_staging_allow_pull(c, 1);
+  rs_ledger_stats s;
+  CHECK_OK(rs_ledger_get_stats(c, &s));
+  CHECK_EQ_I64(s.copies[RS_H2D][0], 3);
+  CHECK_EQ_I64(s.copies[RS_D2H][0], 3);
+  CHECK_MSG(s.copy_device_ms[RS_D2H][0] > 0, "the D2H copies have no device time");
+  CHECK_OK(rs_array_release(h));
+  CHECK_OK(rs_array_release(back));
+  CHECK_OK(rs_array_release(d));
+  nothing_left(c);
+  rs_context_destroy(c);
+}
+
 static const rs_test_case tests[] = {RS_TEST(test_cut), RS_TEST(test_sizes), RS_TEST(test_lanes), RS_TEST(test_claimed_slices),
                                      RS_TEST(test_host_copy_lanes), RS_TEST(test_directions_and_streams),
                                      RS_TEST(test_arena_walk), RS_TEST(test_strided), RS_TEST(test_bad_setting),
                                      RS_TEST(test_pulled_sizes), RS_TEST(test_pulled_alignment), RS_TEST(test_pulled_ring),
-                                     RS_TEST(test_pulled_threads), RS_TEST(test_pull_failures)};
+                                     RS_TEST(test_pulled_threads), RS_TEST(test_pull_failures),
+                                     RS_TEST(test_driver_calls)};
 RS_TEST_MAIN(tests)

@@ -131,17 +131,19 @@ static rs_status rs_side_strided(rs_context *ctx, int on_device, void *dst, cons
 /* One contiguous block across the bus or within a side. A large block with a pageable
  * host side goes through the pinned staging ring (src/transfer/staging.c). */
 static rs_status rs_move_block(rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
-                               void *stream, int pageable) {
-  if (pageable && rs_staging_applies(ctx, bytes, dir)) return rs_staged_copy(ctx, dst, src, bytes, dir, stream);
+                               void *stream, int pageable, int *finished) {
+  if (pageable && rs_staging_applies(ctx, bytes, dir))
+    return rs_staged_copy(ctx, dst, src, bytes, dir, stream, finished);
   return ctx->vt->copy_async(ctx->be, dst, src, bytes, dir, stream);
 }
 
 static int rs_is_pageable(const rs_array *a) { return rs_buffer_effective_kind(a->buf) == RS_MEM_HOST; }
 
 /* Move the bytes. Returns with the work queued; the caller synchronizes when a
- * temporary is in use. */
+ * temporary is in use. *finished: set to 1 by a staged copy whose work on the stream is
+ * known to be complete already. */
 static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, void *stream,
-                         rs_temp *stage_src, rs_temp *stage_dst) {
+                         rs_temp *stage_src, rs_temp *stage_dst, int *finished) {
   rs_context *ctx = dst->ctx;
   size_t bytes = rs_array_nbytes(dst);
   void *dptr = rs_side_ptr(dst);
@@ -150,7 +152,7 @@ static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, vo
   if (rs_same_dense_layout(dst, src)) {
     /* Element 0 is the lowest address of a dense view. */
     int pageable = (!src_dev && rs_is_pageable(src)) || (!dst_dev && rs_is_pageable(dst));
-    return rs_move_block(ctx, dptr, sptr, bytes, dir, stream, pageable);
+    return rs_move_block(ctx, dptr, sptr, bytes, dir, stream, pageable, finished);
   }
   if (src_dev == dst_dev)
     return rs_side_strided(ctx, src_dev, dptr, dst->strides, sptr, src->strides, dst, stream);
@@ -166,11 +168,13 @@ static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, vo
     block_pageable = !src_dev && !stage_src->pinned;
   }
   if (rs_is_c(dst))
-    return rs_move_block(ctx, dptr, block, bytes, dir, stream, block_pageable || (!dst_dev && rs_is_pageable(dst)));
+    return rs_move_block(ctx, dptr, block, bytes, dir, stream, block_pageable || (!dst_dev && rs_is_pageable(dst)),
+                         finished);
   /* Destination side: receive the block, then scatter it into the view. */
   RS_TRY(rs_temp_alloc(stage_dst, ctx, bytes, dst_dev, stream));
   RS_TRY(rs_move_block(ctx, stage_dst->ptr, block, bytes, dir, stream,
-                       block_pageable || (!dst_dev && !stage_dst->pinned)));
+                       block_pageable || (!dst_dev && !stage_dst->pinned), finished));
+  *finished = 0; /* the scatter below is queued after it */
   return rs_side_strided(ctx, dst_dev, dptr, dst->strides, stage_dst->ptr, cstr, dst, stream);
 }
 
@@ -217,13 +221,16 @@ rs_status rs_copy_within(rs_array *dst, const rs_array *src, rs_stream *stream,
   if (pageable) RS_TRY(rs_wait_for_earlier_work(ctx, native, who));
   rs_ledger_token token = rs_ledger_copy_begin(ctx, dir, bytes, cause, native, pageable);
   rs_temp stage_src = {0}, stage_dst = {0};
-  rs_status st = rs_move(dst, src, dir, native, &stage_src, &stage_dst);
+  int finished = 0;
+  rs_status st = rs_move(dst, src, dir, native, &stage_src, &stage_dst, &finished);
   if (st == RS_OK) rs_ledger_mark_end(ctx, &token, native);
-  /* Temporaries must outlive the queued work that reads them. */
-  if (pageable || stage_src.ptr || stage_dst.ptr) {
+  /* Temporaries must outlive the queued work that reads them. A staged copy that saw its
+   * last DMA complete, on a stream idle before it, has nothing left to wait for. */
+  int done = st == RS_OK && finished && !stage_src.ptr && !stage_dst.ptr;
+  if ((pageable || stage_src.ptr || stage_dst.ptr) && !done) {
     rs_status sync = ctx->vt->stream_synchronize(ctx->be, native);
     if (st == RS_OK) st = sync;
-  } else if (st == RS_OK && !cause->caller_waits) {
+  } else if (st == RS_OK && !pageable && !cause->caller_waits) {
     /* Still queued: memory used on a stream other than its own must not be reused
      * before this copy is done (the memory layer records an event where needed). */
     rs_memory_note_use(dst->buf, native);

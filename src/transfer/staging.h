@@ -80,10 +80,13 @@ void rs_staging_destroy(struct rs_context *ctx);
 int rs_staging_applies(struct rs_context *ctx, size_t bytes, rs_copy_dir dir);
 
 /* dst/src as for copy_async (the device side a device address). Returns when the
- * pageable side has been read (H2D) or written (D2H); the DMA of the last pieces of an
- * H2D may still be in flight on the stream. */
+ * pageable side has been read (H2D) or written (D2H); a pulled H2D's device work may
+ * still be in flight on the stream. *finished (if not NULL) is set to 1 when all
+ * the work the copy queued on the stream is known to have completed (its DMAs' last
+ * event was seen; a pulled H2D's kernel is left to the caller), so a caller that found
+ * the stream idle before need not synchronize it; else 0. */
 rs_status rs_staged_copy(struct rs_context *ctx, void *dst, const void *src, size_t bytes, rs_copy_dir dir,
-                         void *stream);
+                         void *stream, int *finished);
 
 /* The pieces a staged copy of `bytes` (1 MiB or more) in direction dir is cut into with
  * `lanes` lanes: their lengths, in order, into len[0 .. max); returns how many there are
