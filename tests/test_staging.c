@@ -468,16 +468,23 @@ static void pull_round_trip_ok(rs_array *h, rs_array *d, rs_array *back, size_t 
   CHECK_BYTES_EQ(rs_array_host_data(back), rs_array_host_data(h), n);
 }
 
+/* A pageable source and result and a device array of n bytes, the source patterned, and
+ * one round trip done, so that the arena and the pull flags exist. */
+static void pull_arrays(rs_context *c, int64_t n, uint64_t seed, rs_array **h, rs_array **d, rs_array **back) {
+  CHECK_OK(rs_host_array(h, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_host_array(back, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  CHECK_OK(rs_device_array(d, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
+  rs_t_pattern_(rs_array_host_data(*h), (size_t)n, seed);
+  pull_round_trip_ok(*h, *d, *back, (size_t)n);
+}
+
 static void test_pull_failures(rs_context *ctx) {
   rs_context *c = staged_context_threads(ctx, "3");
   CHECK(c != NULL);
   const int64_t n = 1 << 20;
   rs_array *h = NULL, *d = NULL, *back = NULL;
-  CHECK_OK(rs_host_array(&h, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_OK(rs_host_array(&back, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_OK(rs_device_array(&d, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
-  rs_t_pattern_(rs_array_host_data(h), (size_t)n, 77);
-  pull_round_trip_ok(h, d, back, (size_t)n); /* the arena and flags exist */
+  pull_arrays(c, n, 77, &h, &d, &back);
+  CHECK_PASSING();
   const rs_backend_vtable *real = c->vt;
   rs_backend_vtable broken = *real;
 
@@ -531,12 +538,9 @@ static void test_driver_calls(rs_context *ctx) {
   CHECK(c != NULL);
   const int64_t n = 2 << 20;
   rs_array *h = NULL, *d = NULL, *back = NULL;
-  CHECK_OK(rs_host_array(&h, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_OK(rs_host_array(&back, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_OK(rs_device_array(&d, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
   CHECK_OK(rs_ledger_set_timing(c, RS_TIME_COPIES));
-  rs_t_pattern_(rs_array_host_data(h), (size_t)n, 91);
-  pull_round_trip_ok(h, d, back, (size_t)n); /* the arena and flags exist */
+  pull_arrays(c, n, 91, &h, &d, &back);
+  CHECK_PASSING();
   g_real = c->vt;
   rs_backend_vtable counting = *g_real;
   counting.stream_synchronize = counting_stream_sync;
