@@ -533,6 +533,11 @@ static rs_status counting_record(rs_backend *b, void *ev, void *s) {
   return g_real->event_record(b, ev, s);
 }
 
+static rs_status failing_event_sync(rs_backend *b, void *ev) {
+  (void)b, (void)ev;
+  return rs_fail(RS_ERR_DEVICE, "test: the event could not be waited for");
+}
+
 static void test_driver_calls(rs_context *ctx) {
   rs_context *c = staged_context_threads(ctx, "3");
   CHECK(c != NULL);
@@ -569,11 +574,21 @@ static void test_driver_calls(rs_context *ctx) {
     CHECK_OK(g_real->stream_query(c->be, NULL, &idle));
     CHECK_MSG(idle, "the legacy stream is busy after a staged D2H returned");
   }
+  /* The H2D's own wait for its last DMA failing: the copy fails, naming it, and the next
+   * round trip is right. */
+  counting.event_synchronize = failing_event_sync;
+  c->vt = &counting;
+  rs_status st = rs_array_copy(d, h, NULL);
+  c->vt = g_real;
+  CHECK_EQ_I64(st, RS_ERR_DEVICE);
+  CHECK_MSG(rs_t_contains_(rs_last_error(), "last piece's DMA"), "message: %s", rs_last_error());
+  rs_t_pattern_(rs_array_host_data(h), (size_t)n, 95);
+  pull_round_trip_ok(h, d, back, (size_t)n);
   rs_staging_allow_pull(c, 1);
   rs_ledger_stats s;
   CHECK_OK(rs_ledger_get_stats(c, &s));
-  CHECK_EQ_I64(s.copies[RS_H2D][0], 3);
-  CHECK_EQ_I64(s.copies[RS_D2H][0], 3);
+  CHECK_EQ_I64(s.copies[RS_H2D][0], 5); /* the failed one is recorded too */
+  CHECK_EQ_I64(s.copies[RS_D2H][0], 4);
   CHECK_MSG(s.copy_device_ms[RS_D2H][0] > 0, "the D2H copies have no device time");
   CHECK_OK(rs_array_release(h));
   CHECK_OK(rs_array_release(back));

@@ -453,13 +453,15 @@ rs_status rs_staged_copy(rs_context *ctx, void *dst, const void *src, size_t byt
     }
     pthread_mutex_init(&j.lock, NULL);
     rs_crew_run(&s->crew, rs_lane_run, &j);
-    if (atomic_load(&j.failed)) st = rs_fail(j.status, "pageable staging: %s", j.message);
     /* A D2H ends once every piece has arrived and been emptied, an H2D once its last DMA
      * (recorded, as the last piece always is) has: no DMA of the arena is left, so
      * neither the next copy nor the caller need ask the driver about it again (each call
      * a few us of the 40 a 1 MiB copy takes). */
-    else if (dir == RS_DIR_H2D && s->pending) {
-      st = ctx->vt->event_synchronize(ctx->be, s->event[s->pending - 1]);
+    if (atomic_load(&j.failed)) {
+      st = rs_fail(j.status, "pageable staging: %s", j.message);
+    } else if (dir == RS_DIR_H2D) {
+      st = s->pending ? ctx->vt->event_synchronize(ctx->be, s->event[s->pending - 1])
+                      : ctx->vt->stream_synchronize(ctx->be, stream);
       if (st != RS_OK) st = rs_fail_prefix(st, "pageable staging: the last piece's DMA: ");
     }
     if (st == RS_OK) {
