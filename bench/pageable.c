@@ -52,18 +52,24 @@ static void *memcpy_run(void *arg) {
   return NULL;
 }
 
+/* bytes from src to dst cut into `threads` jobs, whole cache lines each but the last. */
+static void split_copy(memcpy_job *m, int threads, char *dst, const char *src, size_t bytes, int streaming) {
+  const size_t share = bytes / (size_t)threads / 64 * 64;
+  for (int i = 0; i < threads; i++) {
+    const size_t off = (size_t)i * share;
+    m[i] = (memcpy_job){dst + off, src + off, i == threads - 1 ? bytes - off : share, streaming};
+  }
+}
+
 static double host_memcpy_gbs(char *dst, const char *src, size_t bytes, int threads, int streaming) {
   pthread_t t[16];
   memcpy_job m[16];
   double best = 0;
   for (int rep = 0; rep < 5; rep++) {
     double t0 = now_ms();
-    size_t share = bytes / (size_t)threads;
-    for (int i = 0; i < threads; i++) {
-      m[i] = (memcpy_job){dst + (size_t)i * share, src + (size_t)i * share,
-                          i == threads - 1 ? bytes - (size_t)i * share : share, streaming};
+    split_copy(m, threads, dst, src, bytes, streaming);
+    for (int i = 0; i < threads; i++)
       if (pthread_create(&t[i], NULL, memcpy_run, &m[i]) != 0) return 0;
-    }
     for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
     double gbs = (double)bytes / ((now_ms() - t0) * 1e6);
     if (gbs > best) best = gbs;
@@ -113,18 +119,19 @@ static void die_cuda(cudaError_t e, const char *what) {
 
 /* Threads kept spinning between rounds, as the staging's lanes are, so that starting a
  * round costs no thread creation (which alone takes longer than a 1 MiB copy). */
-typedef struct spin_pool {
+typedef struct spin_pool spin_pool;
+typedef struct spin_arg {
+  spin_pool *pool;
+  int i; /* runs pool->job[i] */
+} spin_arg;
+struct spin_pool {
   int threads;
   _Atomic long gen;  /* a round to run; -1: leave */
   _Atomic int done;  /* threads finished with the round */
   memcpy_job job[16];
+  spin_arg arg[16];
   pthread_t th[16];
-} spin_pool;
-typedef struct spin_arg {
-  spin_pool *pool;
-  int i;
-} spin_arg;
-static spin_arg g_spin_args[16];
+};
 
 static void *spin_worker(void *arg) {
   spin_arg *a = arg;
@@ -145,8 +152,8 @@ static int spin_start(spin_pool *p, int threads) {
   atomic_init(&p->gen, 0);
   atomic_init(&p->done, 0);
   for (int i = 0; i < threads; i++) {
-    g_spin_args[i] = (spin_arg){p, i};
-    if (pthread_create(&p->th[i], NULL, spin_worker, &g_spin_args[i]) != 0) return -1;
+    p->arg[i] = (spin_arg){p, i};
+    if (pthread_create(&p->th[i], NULL, spin_worker, &p->arg[i]) != 0) return -1;
   }
   return 0;
 }
@@ -182,12 +189,10 @@ static double dma_and_host_copy_gbs(int d2h, char *pageable, size_t bytes) {
   for (int threads = 8; threads <= 16; threads *= 2) {
     spin_pool pool;
     if (spin_start(&pool, threads) != 0) break;
-    size_t share = bytes / (size_t)threads / 64 * 64;
-    for (int i = 0; i < threads; i++) {
-      size_t off = (size_t)i * share, len = i == threads - 1 ? bytes - off : share;
-      pool.job[i] = d2h ? (memcpy_job){pageable + off, pin + bytes + off, len, 1}
-                        : (memcpy_job){pin + bytes + off, pageable + off, len, 1};
-    }
+    if (d2h)
+      split_copy(pool.job, threads, pageable, pin + bytes, bytes, 1);
+    else
+      split_copy(pool.job, threads, pin + bytes, pageable, bytes, 1);
     double t[8];
     for (int rep = 0; rep < 8; rep++) { /* the first a warm-up */
       double t0 = now_ms();

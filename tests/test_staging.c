@@ -26,6 +26,16 @@ static rs_context *staged_context_threads(rs_context *ctx, const char *threads) 
 
 static rs_context *staged_context(rs_context *ctx) { return staged_context_threads(ctx, ""); }
 
+/* The first n bytes of host array a hold rs_t_pattern_'s bytes for seed. */
+static void check_pattern(const rs_array *a, size_t n, uint64_t seed) {
+  unsigned char *want = malloc(n);
+  CHECK(want != NULL);
+  rs_t_pattern_(want, n, seed);
+  const int same = memcmp(rs_array_host_data(a), want, n) == 0;
+  free(want);
+  CHECK_MSG(same, "%zu bytes differ from pattern %llu", n, (unsigned long long)seed);
+}
+
 /* Inner bodies may return early on a failed CHECK; the caller destroys the context, which
  * frees whatever they left, and checks that nothing was left on success. */
 static void round_trip(rs_context *c, int64_t bytes, uint64_t seed) {
@@ -238,15 +248,11 @@ static void test_directions_and_streams(rs_context *ctx) {
   CHECK_OK(rs_array_copy(d2, b, s2));
   CHECK_OK(rs_array_copy(a, d2, s1)); /* swapped */
   CHECK_OK(rs_array_copy(b, d1, s2));
-  rs_array *a2 = NULL, *b2 = NULL;
-  CHECK_OK(rs_host_array(&a2, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
-  CHECK_OK(rs_host_array(&b2, c, 1, &n, RS_UINT8, NULL, RS_ORDER_C));
-  rs_t_pattern_(rs_array_host_data(a2), (size_t)n, 8);
-  rs_t_pattern_(rs_array_host_data(b2), (size_t)n, 7);
-  CHECK_BYTES_EQ(rs_array_host_data(a), rs_array_host_data(a2), (size_t)n);
-  CHECK_BYTES_EQ(rs_array_host_data(b), rs_array_host_data(b2), (size_t)n);
-  rs_array *all[] = {a, b, a2, b2, d1, d2};
-  for (int i = 0; i < 6; i++) CHECK_OK(rs_array_release(all[i]));
+  check_pattern(a, (size_t)n, 8);
+  check_pattern(b, (size_t)n, 7);
+  CHECK_PASSING();
+  rs_array *all[] = {a, b, d1, d2};
+  for (int i = 0; i < 4; i++) CHECK_OK(rs_array_release(all[i]));
   CHECK_OK(rs_stream_destroy(s1));
   CHECK_OK(rs_stream_destroy(s2));
   nothing_left(c);
@@ -391,12 +397,10 @@ static void test_pulled_ring(rs_context *ctx) {
     CHECK_PASSING();
   }
   CHECK_EQ_I64((int64_t)(rs_staging_pulled_slices(c) - before), 40 * 33);
-  rs_array *check = NULL;
-  CHECK_OK(rs_host_array(&check, c, 1, &large, RS_UINT8, NULL, RS_ORDER_C));
-  rs_t_pattern_(rs_array_host_data(check), (size_t)large, 99);
-  CHECK_BYTES_EQ(rs_array_host_data(hl), rs_array_host_data(check), (size_t)large);
-  rs_array *all[] = {hs, hl, back, ds, dl, check};
-  for (int i = 0; i < 6; i++) CHECK_OK(rs_array_release(all[i]));
+  check_pattern(hl, (size_t)large, 99);
+  CHECK_PASSING();
+  rs_array *all[] = {hs, hl, back, ds, dl};
+  for (int i = 0; i < 5; i++) CHECK_OK(rs_array_release(all[i]));
   CHECK_OK(rs_stream_destroy(s1));
   CHECK_OK(rs_stream_destroy(s2));
   nothing_left(c);

@@ -122,11 +122,12 @@ static void rs_stats_add_entry(rs_ledger_stats *s, const rs_ledger_entry *e) {
   }
 }
 
-/* Append an entry (lock held) and count it in the totals and every open scope. */
-static int64_t rs_ledger_append(rs_ledger *l, const rs_ledger_entry *e) {
+/* Append an entry (lock held) and count it in the totals and every open scope;
+ * host_clocked: its device time was taken on the host clock (rs_ledger_read). */
+static int64_t rs_ledger_append(rs_ledger *l, const rs_ledger_entry *e, int host_clocked) {
   int64_t seq = l->count++;
   l->ring[seq % l->capacity] = *e;
-  l->host_clocked[seq % l->capacity] = 0;
+  l->host_clocked[seq % l->capacity] = (unsigned char)host_clocked;
   rs_stats_add_entry(&l->totals, e);
   for (int i = 0; i < l->depth; i++) rs_stats_add_entry(&l->scopes[i].stats, e);
   return seq;
@@ -170,8 +171,7 @@ static void rs_ledger_timed_end(rs_context *ctx, rs_ledger_token t, rs_ledger_en
   e->device_start_ms = t.host_timed ? e->host_start_ms : -1;
   e->thread = rs_ledger_thread();
   pthread_mutex_lock(&l->lock);
-  int64_t seq = rs_ledger_append(l, e);
-  l->host_clocked[seq % l->capacity] = (unsigned char)t.host_timed;
+  int64_t seq = rs_ledger_append(l, e, t.host_timed);
   if (t.ev_start && ev_end)
     rs_ledger_add_pending(l, seq, e, t.ev_start, ev_end);
   else {
@@ -295,7 +295,7 @@ static void rs_ledger_wait(rs_context *ctx, const char *cause, double host_ms) {
   e.host_start_ms = rs_now_ms() - host_ms - l->epoch_ms;
   snprintf(e.cause, sizeof e.cause, "%s", cause);
   pthread_mutex_lock(&l->lock);
-  rs_ledger_append(l, &e);
+  rs_ledger_append(l, &e, 0);
   pthread_mutex_unlock(&l->lock);
 }
 

@@ -140,8 +140,8 @@ static rs_status rs_move_block(rs_context *ctx, void *dst, const void *src, size
 static int rs_is_pageable(const rs_array *a) { return rs_buffer_effective_kind(a->buf) == RS_MEM_HOST; }
 
 /* Move the bytes. Returns with the work queued; the caller synchronizes when a
- * temporary is in use. *finished: set to 1 by a staged copy whose work on the stream is
- * known to be complete already. */
+ * temporary is in use. *finished: set to 1 by a staged block whose work on the stream is
+ * known to be complete already (a temporary's gather or scatter aside: the caller's). */
 static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, void *stream,
                          rs_temp *stage_src, rs_temp *stage_dst, int *finished) {
   rs_context *ctx = dst->ctx;
@@ -174,7 +174,6 @@ static rs_status rs_move(rs_array *dst, const rs_array *src, rs_copy_dir dir, vo
   RS_TRY(rs_temp_alloc(stage_dst, ctx, bytes, dst_dev, stream));
   RS_TRY(rs_move_block(ctx, stage_dst->ptr, block, bytes, dir, stream,
                        block_pageable || (!dst_dev && !stage_dst->pinned), finished));
-  *finished = 0; /* the scatter below is queued after it */
   return rs_side_strided(ctx, dst_dev, dptr, dst->strides, stage_dst->ptr, cstr, dst, stream);
 }
 
