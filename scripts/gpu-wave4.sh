@@ -9,7 +9,8 @@
 #            one-pass moments, the reductions over several axes, the scans)
 #   PART=2   benchmarks beside CuPy and raw CUDA: bench/manip.py, bench/stats.py (and the
 #            raw CUB scan), bench/linalg_ext.py (alternating rounds), bench/streamed,
-#            bench/pageable, bench/sim_checks, and the host path against NumPy
+#            bench/pageable (and bench/pageable_raw, its 1 MiB floor in raw CUDA),
+#            bench/sim_checks, and the host path against NumPy
 #            (bench/host_ops.py, bench/host_linalg.py) on the machine's 16 cores
 #   PART=12  both, in one call (NO_HOST=1: without the host-path benchmarks)
 #   TESTS=regex  PART=1 runs only the ctest tests matching it (a re-run after a fix), and
@@ -57,6 +58,7 @@ if [ "$PART" = 2 ] || [ "$PART" = 12 ]; then
     run 120 "$B/bench/streamed" --repeat 7
     echo "RESIDENT_LEDGER_TIMING=off:"; RESIDENT_LEDGER_TIMING=off run 120 "$B/bench/streamed" --repeat 7
     run 60 "$B/bench/pageable" --repeat 7 --max 1024
+    run 60 "$B/bench/pageable_raw" --repeat 200 --rounds 2
     run 60 "$B/bench/sim_checks"
   } >"$OUT/bench-stream.log" 2>&1
   note "streamed, pageable" "bench-stream.log"
